@@ -1,0 +1,10 @@
+/* Weft: user-level (M:N) threads whose scheduler is also the I/O event server.
+ * Umbrella header: include this one. */
+#ifndef WEFT_H
+#define WEFT_H
+
+#include <weft/errno.h>
+#include <weft/thread.h>
+#include <weft/sync.h>
+
+#endif /* WEFT_H */

@@ -1,0 +1,121 @@
+/* Stack overflow reporting.
+ *
+ * Every ULT stack has a PROT_NONE guard page below it (stack.c). A thread
+ * that runs off its stack faults there; the fault cannot be handled on the
+ * thread's own (full) stack, so each worker has an alternate signal stack
+ * and the SIGSEGV/SIGBUS handler runs with SA_ONSTACK. If the fault address
+ * is in the current thread's guard region, the handler writes
+ *     weft: stack overflow in thread <name> (id <n>)
+ * to stderr with write(2) (async-signal-safe) and aborts. Any other fault
+ * goes to the handler that was installed before Weft's (a sanitizer's, the
+ * application's), or to the default action: we restore it and return, the
+ * faulting instruction runs again and the process dies as it would have.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sched/sched_internal.h"
+
+#define ALTSTACK_SIZE (64 * 1024)
+
+static struct sigaction old_segv, old_bus;
+
+static size_t fmt_u64(char *buf, uint64_t v)
+{
+    char tmp[24];
+    size_t n = 0, len = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        buf[len++] = tmp[--n];
+    return len;
+}
+
+static void report_overflow(const wf_thread *t)
+{
+    char msg[128];
+    size_t len = 0;
+    const char *parts[] = { "weft: stack overflow in thread ", t->name, " (id " };
+    for (size_t i = 0; i < 3; i++) {
+        size_t n = strnlen(parts[i], 48);
+        memcpy(msg + len, parts[i], n);
+        len += n;
+    }
+    len += fmt_u64(msg + len, t->id);
+    msg[len++] = ')';
+    msg[len++] = '\n';
+    ssize_t ignored = write(STDERR_FILENO, msg, len);
+    (void)ignored;
+}
+
+static void chain(int sig, siginfo_t *si, void *uctx)
+{
+    struct sigaction *old = sig == SIGSEGV ? &old_segv : &old_bus;
+    if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
+        old->sa_sigaction(sig, si, uctx);
+        return;
+    }
+    if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+        old->sa_handler(sig);
+        return;
+    }
+    signal(sig, SIG_DFL); /* the fault repeats and kills the process */
+}
+
+static void on_fault(int sig, siginfo_t *si, void *uctx)
+{
+    wf_worker *w = wf_worker_self();
+    wf_thread *t = w ? w->current : NULL;
+    if (t && t->stack.map && wf_stack_guard_hit(&t->stack, si->si_addr)) {
+        report_overflow(t);
+        signal(SIGABRT, SIG_DFL);
+        abort();
+    }
+    chain(sig, si, uctx);
+}
+
+int wf_overflow_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGSEGV, &sa, &old_segv) != 0 || sigaction(SIGBUS, &sa, &old_bus) != 0)
+        return -errno;
+    return 0;
+}
+
+void wf_overflow_uninstall(void)
+{
+    sigaction(SIGSEGV, &old_segv, NULL);
+    sigaction(SIGBUS, &old_bus, NULL);
+}
+
+int wf_altstack_setup(wf_worker *w)
+{
+    w->altstack = malloc(ALTSTACK_SIZE);
+    if (!w->altstack)
+        return WEFT_ENOMEM;
+    stack_t ss = { .ss_sp = w->altstack, .ss_size = ALTSTACK_SIZE, .ss_flags = 0 };
+    if (sigaltstack(&ss, &w->old_altstack) != 0) {
+        free(w->altstack);
+        w->altstack = NULL;
+        return -errno;
+    }
+    return 0;
+}
+
+void wf_altstack_teardown(wf_worker *w)
+{
+    if (!w->altstack)
+        return;
+    stack_t off = { .ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE };
+    sigaltstack(w->old_altstack.ss_sp ? &w->old_altstack : &off, NULL);
+    free(w->altstack);
+    w->altstack = NULL;
+}

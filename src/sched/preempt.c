@@ -1,0 +1,282 @@
+/* Preemption: per-worker POSIX timers, the tick handler, time slices per
+ * priority level, and "kicks" that let an urgent thread take a CPU.
+ *
+ * Each worker owns a timer_create(CLOCK_MONOTONIC, SIGEV_THREAD_ID) timer
+ * that sends WF_PREEMPT_SIGNAL (SIGURG, which programs rarely use) to that
+ * worker's kernel thread every tick while the worker is awake; a sleeping
+ * worker disarms it, so an idle process takes no ticks. The tick is
+ * min(1 ms, every active quantum): a 10 ms quantum is 10 ticks, and a tick
+ * deferred because it hit a critical section is retried 1 ms later, not a
+ * whole quantum later. Cost: one signal per ms per busy worker, ~2 us each,
+ * i.e. ~0.2 % of a CPU.
+ *
+ * The handler (SA_RESTART | SA_NODEFER | SA_SIGINFO, not on the alternate
+ * stack, so its frame stays on the interrupted thread's stack and travels
+ * with it) decides:
+ *   - nothing to do: the slice has ticks left and no higher level waits;
+ *   - defer: the worker is inside the runtime (in_rt > 0) or the PC is in
+ *     code that may hold kernel-thread locks (safepc.c): set
+ *     preempt_pending, taken at wf_rt_leave() or at the next tick;
+ *   - switch: yield from inside the handler. When the thread is resumed
+ *     (maybe on another worker) the handler returns and sigreturn restores
+ *     every register. SA_NODEFER keeps the signal unblocked for the thread
+ *     that runs next; no signal mask is touched anywhere.
+ * errno is saved and restored around the handler. SA_RESTART restarts the
+ * system calls the tick interrupts (read, write, futex waits...).
+ *
+ * Time slicing per level (ARIADNE's a_defslice/a_clearslice): a thread at
+ * a sliced level is preempted when its slice ends and a thread of the same
+ * or a higher level is runnable; a thread at an unsliced level only when a
+ * higher level is runnable.
+ */
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+
+#include "sched/sched_internal.h"
+
+#define WF_PREEMPT_SIGNAL SIGURG
+#define MAX_TICK_NS 1000000
+
+static struct sigaction old_action;
+
+/* ------------------------------------------------------------ the ticks */
+
+static int64_t level_quantum(int prio)
+{
+    if (!wf_g.prio_sliced[prio] || wf_g.quantum_ns == 0)
+        return 0;
+    return wf_g.prio_quantum[prio] ? wf_g.prio_quantum[prio] : wf_g.quantum_ns;
+}
+
+static void recompute_tick(void)
+{
+    int64_t tick = wf_g.quantum_ns ? MAX_TICK_NS : 0;
+    for (int p = 0; p < WEFT_NUM_PRIOS; p++) {
+        int64_t q = level_quantum(p);
+        if (q > 0 && q < tick)
+            tick = q;
+    }
+    wf_g.tick_ns = tick;
+}
+
+int wf_slice_ticks(int prio)
+{
+    int64_t q = level_quantum(prio);
+    if (q == 0 || wf_g.tick_ns == 0)
+        return 0;
+    int64_t n = (q + wf_g.tick_ns / 2) / wf_g.tick_ns;
+    return n < 1 ? 1 : (int)n;
+}
+
+/* -------------------------------------------------------------- handler */
+
+static const void *interrupted_pc(void *uctx)
+{
+    ucontext_t *uc = uctx;
+#if defined(__x86_64__)
+    return (const void *)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (const void *)uc->uc_mcontext.pc;
+#else
+    (void)uc;
+    return NULL;
+#endif
+}
+
+/* Lowest level that may take the CPU from `cur` now, or -1: none may. */
+static int preempting_level(wf_worker *w, wf_thread *cur, int kicked)
+{
+    int best_local = wf_runq_best_prio(w);
+    int others = __atomic_load_n(&wf_g.nready, __ATOMIC_RELAXED) > w->rq.len;
+    if (best_local > cur->prio || (kicked && others))
+        return cur->prio + 1;
+    if (!wf_g.prio_sliced[cur->prio] || wf_g.tick_ns == 0)
+        return -1;
+    if (--w->ticks_left > 0)
+        return -1;
+    if (best_local >= cur->prio || others)
+        return cur->prio;
+    w->ticks_left = wf_slice_ticks(cur->prio); /* alone: a new slice */
+    return -1;
+}
+
+static void switch_from_handler(wf_worker *w, int min_prio)
+{
+    w->in_rt++;
+    wf_yield_in_rt(w, min_prio, 1);
+    w = wf_worker_self(); /* we may resume on another worker */
+    if (--w->in_rt == 0 && w->preempt_pending) {
+        w->in_rt = 1;
+        w->preempt_pending = 0;
+        wf_yield_in_rt(w, w->current->prio, 1);
+        w = wf_worker_self();
+        w->in_rt--;
+    }
+}
+
+static void on_tick(int sig, siginfo_t *si, void *uctx)
+{
+    (void)sig;
+    (void)si;
+    int saved_errno = errno;
+    wf_worker *w = wf_worker_self();
+    wf_thread *cur = w ? w->current : NULL;
+    if (w)
+        w->ticks_seen++;
+    if (cur) {
+        int kicked = w->preempt_now;
+        w->preempt_now = 0;
+        int level = preempting_level(w, cur, kicked);
+        if (level >= 0) {
+            if (w->in_rt || !wf_safepc_allows(interrupted_pc(uctx))) {
+                w->preempt_pending = 1;
+                w->stats.deferred++;
+            } else {
+                switch_from_handler(w, level);
+            }
+        }
+    }
+    errno = saved_errno;
+}
+
+int wf_preempt_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_tick;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(WF_PREEMPT_SIGNAL, &sa, &old_action) != 0)
+        return -errno;
+    recompute_tick();
+    return 0;
+}
+
+void wf_preempt_uninstall(void)
+{
+    sigaction(WF_PREEMPT_SIGNAL, &old_action, NULL);
+}
+
+/* ---------------------------------------------------------------- timers */
+
+int wf_timer_create(wf_worker *w)
+{
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = WF_PREEMPT_SIGNAL;
+    sev._sigev_un._tid = w->tid;
+    if (timer_create(CLOCK_MONOTONIC, &sev, &w->timer) != 0)
+        return -errno;
+    w->timer_armed = 0;
+    return 0;
+}
+
+static void set_timer(wf_worker *w, int64_t period_ns)
+{
+    struct itimerspec its;
+    its.it_interval.tv_sec = period_ns / 1000000000;
+    its.it_interval.tv_nsec = period_ns % 1000000000;
+    its.it_value = its.it_interval;
+    timer_settime(w->timer, 0, &its, NULL);
+    w->timer_armed = period_ns > 0;
+}
+
+void wf_timer_arm(wf_worker *w)
+{
+    wf_lock(&w->timer_lock);
+    set_timer(w, wf_g.tick_ns);
+    wf_unlock(&w->timer_lock);
+}
+
+void wf_timer_disarm(wf_worker *w)
+{
+    wf_lock(&w->timer_lock);
+    if (w->timer_armed)
+        set_timer(w, 0);
+    wf_unlock(&w->timer_lock);
+}
+
+void wf_timer_delete(wf_worker *w)
+{
+    timer_delete(w->timer);
+    w->timer_armed = 0;
+}
+
+/* Apply a new tick to every worker that is awake (armed). */
+void wf_preempt_rearm_all(void)
+{
+    recompute_tick();
+    for (int i = 0; i < wf_g.nworkers; i++) {
+        wf_worker *w = wf_g.workers[i];
+        wf_lock(&w->timer_lock);
+        if (w->timer_armed || !__atomic_load_n(&w->sleep_word, __ATOMIC_ACQUIRE))
+            set_timer(w, wf_g.tick_ns);
+        wf_unlock(&w->timer_lock);
+    }
+}
+
+/* Ask `target` (or, if it runs something at least as urgent, any worker
+ * running a lower level) to switch now, for a thread queued at `prio`. */
+void wf_preempt_kick_for(wf_worker *target, int prio)
+{
+    for (int i = 0; i < wf_g.nworkers; i++) {
+        wf_worker *w = wf_g.workers[(target->index + i) % wf_g.nworkers];
+        wf_thread *cur = __atomic_load_n(&w->current, __ATOMIC_RELAXED);
+        if (!cur)
+            return; /* an idle worker will pick it up */
+        if (cur->prio < prio) {
+            w->preempt_now = 1;
+            syscall(SYS_tgkill, getpid(), w->tid, WF_PREEMPT_SIGNAL);
+            return;
+        }
+    }
+}
+
+/* ------------------------------------------------------------ public API */
+
+int weft_set_quantum(int64_t quantum_ns)
+{
+    if (quantum_ns < 0 || (quantum_ns > 0 && quantum_ns < 10000))
+        return WEFT_EINVAL;
+    wf_g.quantum_ns = quantum_ns;
+    if (wf_g.initialized)
+        wf_preempt_rearm_all();
+    return 0;
+}
+
+int64_t weft_get_quantum(void)
+{
+    return wf_g.quantum_ns;
+}
+
+int weft_prio_set_slice(int prio, int64_t quantum_ns)
+{
+    if (prio < WEFT_PRIO_MIN || prio > WEFT_PRIO_MAX || quantum_ns < 0 ||
+        (quantum_ns > 0 && quantum_ns < 10000))
+        return WEFT_EINVAL;
+    wf_g.prio_quantum[prio] = quantum_ns;
+    wf_g.prio_sliced[prio] = 1;
+    if (wf_g.initialized)
+        wf_preempt_rearm_all();
+    return 0;
+}
+
+int weft_prio_clear_slice(int prio)
+{
+    if (prio < WEFT_PRIO_MIN || prio > WEFT_PRIO_MAX)
+        return WEFT_EINVAL;
+    wf_g.prio_sliced[prio] = 0;
+    if (wf_g.initialized)
+        wf_preempt_rearm_all();
+    return 0;
+}
+
+int weft_prio_is_sliced(int prio)
+{
+    if (prio < WEFT_PRIO_MIN || prio > WEFT_PRIO_MAX)
+        return WEFT_EINVAL;
+    return wf_g.prio_sliced[prio];
+}

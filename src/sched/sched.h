@@ -1,0 +1,84 @@
+/* The scheduler's interface to the layers above it (sync, timers, signals,
+ * continuations, I/O). Everything else in src/sched/ is private.
+ *
+ * Blocking protocol. A caller that must wait fills a wf_wait, publishes it
+ * where a waker will find it (a wait queue, a timer, an I/O request), and
+ * calls wf_wait_block(). For a ULT, the context is saved first and only then
+ * is `release(arg)` run (on the next thread's stack), so a waker can never
+ * resume a thread whose registers are not saved yet (Argobots' *_with_call,
+ * Go's gopark(unlockf)). A wake that arrives before the block is not lost:
+ * the state word records it and wf_wait_block() returns at once.
+ * An external kernel thread (not a worker) runs release() at once and then
+ * sleeps on a futex on the state word.
+ *
+ * Critical sections. wf_rt_enter()/wf_rt_leave() mark the worker as "inside
+ * the runtime": the preemption signal then only records a pending switch,
+ * taken at wf_rt_leave() (the paper's passive delay). No signal masks.
+ * Spin locks shared with other workers must only be held inside such a
+ * section (wf_lock/wf_unlock do it), or a preempted holder could stall them.
+ */
+#ifndef WF_SCHED_H
+#define WF_SCHED_H
+
+#include <stdint.h>
+#include <weft/thread.h>
+
+typedef struct weft_thread wf_thread;
+
+/* ---------------------------------------------------- critical sections */
+
+/* Enter / leave a runtime critical section on the current worker (nestable).
+ * No-ops on external threads. Leaving the outermost section takes a
+ * preemption that was deferred meanwhile. */
+void wf_rt_enter(void);
+void wf_rt_leave(void);
+
+/* Spin lock on an int (0 free, 1 held) inside a critical section. */
+void wf_lock(int *l);
+void wf_unlock(int *l);
+int  wf_trylock(int *l); /* 1: locked (section entered), 0: busy */
+
+/* ------------------------------------------------------------- waiting */
+
+enum { WF_WAIT_PENDING = 0, WF_WAIT_PARKED = 1, WF_WAIT_WOKEN = 2 };
+
+typedef struct wf_wait {
+    struct wf_wait *next;  /* free for the queue that holds the waiter */
+    struct wf_wait *prev;  /* idem */
+    wf_thread *ult;        /* blocked ULT, NULL for an external kernel thread */
+    uint32_t state;        /* WF_WAIT_*; atomic */
+    uint32_t claimed;      /* atomic: set by the one waker that wins */
+    int reason;            /* free for the waker: why it woke (0, WEFT_E*) */
+    void *data;            /* free for the owner */
+} wf_wait;
+
+/* Bind `w` to the caller (ULT or external) in state PENDING. */
+void wf_wait_init(wf_wait *w);
+
+/* Block until wf_wait_wake(w); see the protocol above. `release` may be
+ * NULL. Returns w->reason. */
+int wf_wait_block(wf_wait *w, void (*release)(void *), void *arg);
+
+/* Wake `w` with `reason`. Returns 1 if this call woke it, 0 if it was woken
+ * already. Context: ULT, external, not signal. */
+int wf_wait_wake(wf_wait *w, int reason);
+
+/* Like wf_wait_wake, but the ULT runs at raised priority and, if no worker
+ * is idle, preempts one (for I/O and timer events). */
+int wf_wait_wake_urgent(wf_wait *w, int reason);
+
+/* ------------------------------------------------------------- threads */
+
+/* The calling ULT, or NULL on an external thread (same as weft_thread_self
+ * but typed). Re-read after every possible switch. */
+wf_thread *wf_self(void);
+
+/* Per-thread slot the sync layer uses for thread-local keys. */
+void **wf_thread_keys_slot(wf_thread *t);
+
+/* Register a function run by every ULT just before it finishes (after its
+ * function returned or it called weft_thread_exit), on its own stack.
+ * One hook per layer; the sync layer uses it for key destructors. */
+void wf_sched_set_exit_hook(void (*fn)(wf_thread *t));
+
+#endif /* WF_SCHED_H */

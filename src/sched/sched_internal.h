@@ -1,0 +1,179 @@
+/* Private to src/sched/: the thread and worker records, the scheduler's
+ * global state, and the functions the files of this folder share.
+ *
+ * Locking and ownership:
+ *   - w->rq_lock guards worker w's run queues (any worker may push or steal).
+ *   - t->join_lock guards t's join/detach/finish state.
+ *   - w->current, w->post_*, w->ticks_left and the stats are touched only by
+ *     the kernel thread of w (including its signal handlers).
+ *   - w->in_rt is the "inside the runtime" flag (a nesting depth) that the
+ *     preemption handler reads; see switch.c for the token rule.
+ * All spin locks are taken inside a runtime critical section.
+ */
+#ifndef WF_SCHED_INTERNAL_H
+#define WF_SCHED_INTERNAL_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "arch/ctx.h"
+#include "sched/sched.h"
+#include "sched/stack.h"
+
+#define WF_NAME_MAX 32
+
+enum {
+    WF_T_DETACHED = 1u << 0, /* freed at finish */
+    WF_T_MAIN     = 1u << 1, /* the thread that called weft_init() */
+    WF_T_FINISHED = 1u << 2, /* its context is gone; join may collect */
+};
+
+struct weft_thread {
+    wf_ctx ctx;               /* saved registers while not running */
+    wf_stack stack;           /* map == NULL for the main thread */
+    struct weft_thread *rq_next; /* run queue link */
+    uint64_t id;
+    int prio;                 /* WEFT_PRIO_* */
+    int queue_prio;           /* level it was queued at (raised by urgent wakes) */
+    int bound_worker;         /* -1: may run anywhere */
+    int last_worker;
+    uint32_t flags;           /* WF_T_*; guarded by join_lock after start */
+    void *(*fn)(void *);
+    void *arg;
+    void *retval;
+    int join_lock;
+    wf_wait *joiner;          /* the thread waiting in join, if any */
+    weft_hook_fn pre_hook, post_hook;
+    void *pre_arg, *post_arg;
+    void *keys;               /* owned by the sync layer */
+    char name[WF_NAME_MAX];
+};
+
+/* What the next context does for the previous one once its registers are
+ * saved (yield: requeue it; block: publish the wait; finish: reap it). */
+typedef void (*wf_post_fn)(wf_thread *prev, void *arg);
+
+typedef struct wf_runq {
+    wf_thread *head[WEFT_NUM_PRIOS];
+    wf_thread *tail[WEFT_NUM_PRIOS];
+    unsigned mask;            /* bit p set: level p non-empty */
+    int len;
+} wf_runq;
+
+typedef struct wf_worker {
+    int index;
+    pid_t tid;
+    pthread_t pthread;
+    wf_thread *current;       /* NULL while the idle loop runs */
+    wf_ctx idle_ctx;          /* the idle loop's context */
+    wf_stack idle_stack;
+    wf_ctx boot_ctx;          /* the kernel thread's own stack */
+    /* post-switch action, set before a switch, run right after it */
+    wf_post_fn post_fn;
+    wf_thread *post_prev;
+    void *post_arg;
+    volatile int in_rt;       /* critical-section depth; read by handlers */
+    volatile int preempt_pending; /* a tick found us in a critical section */
+    volatile int preempt_now; /* a higher-priority thread asks for the CPU */
+    int ticks_left;           /* ticks before the current slice ends */
+    volatile uint64_t ticks_seen; /* handler runs on this kernel thread (eintr.c) */
+    int rq_lock;
+    wf_runq rq;
+    uint32_t sleep_word;      /* 1 while asleep in the kernel (futex) */
+    int timer_lock;
+    int timer_armed;
+    timer_t timer;
+    void *altstack;
+    stack_t old_altstack;     /* restored when the worker stops */
+    weft_sched_stats stats;
+} wf_worker;
+
+typedef struct wf_sched {
+    int nworkers;
+    wf_worker **workers;
+    int initialized;
+    pthread_t init_pthread;
+    wf_thread *main_thread;
+    int shutdown;             /* atomic */
+    int nready;               /* atomic: queued runnable threads */
+    int nready_bound;         /* atomic: those of them bound to a worker */
+    int nthreads;             /* atomic: ULTs alive or unjoined, main excluded */
+    uint64_t next_id;         /* atomic */
+    int64_t quantum_ns;       /* default slice; 0: preemption off */
+    int64_t tick_ns;          /* timer period */
+    int64_t prio_quantum[WEFT_NUM_PRIOS]; /* 0: the default quantum */
+    int prio_sliced[WEFT_NUM_PRIOS];
+    int bind_workers;
+    void (*exit_hook)(wf_thread *t);
+} wf_sched;
+
+extern wf_sched wf_g;
+
+/* The worker running the caller, NULL on an external thread. Never cached
+ * by the compiler across calls (a ULT may resume on another worker). */
+wf_worker *wf_worker_self(void);
+void wf_worker_set_self(wf_worker *w);
+
+/* runq.c */
+void wf_runq_push(wf_worker *w, wf_thread *t);
+wf_thread *wf_runq_pop(wf_worker *w, int min_prio);
+wf_thread *wf_runq_steal(wf_worker *thief, int min_prio);
+int wf_runq_best_prio(wf_worker *w); /* -1 if empty; racy snapshot */
+
+/* switch.c */
+void wf_switch(wf_worker *w, wf_thread *prev, wf_thread *next,
+               wf_post_fn post, void *arg);
+void wf_run_post_switch(wf_worker *w);
+wf_thread *wf_pick_next(wf_worker *w, int min_prio);
+void wf_make_runnable(wf_thread *t, int urgent);
+void wf_requeue_prev(wf_thread *prev, void *arg);
+void wf_yield_in_rt(wf_worker *w, int min_prio, int preempted);
+void wf_futex_wait(uint32_t *addr, uint32_t val);
+void wf_futex_wake(uint32_t *addr, int n);
+
+/* worker.c */
+int wf_workers_start(int nworkers);
+void wf_workers_stop(void);
+void wf_worker_notify(wf_worker *target, int stealable);
+void wf_idle_loop(void *arg);
+
+/* topo.c */
+int wf_topology_init(void);
+int wf_topology_default_workers(void);
+void wf_topology_bind(int worker_index);
+void wf_topology_unbind_caller(void);
+void wf_topology_fini(void);
+
+/* preempt.c */
+int wf_preempt_install(void);
+void wf_preempt_uninstall(void);
+int wf_timer_create(wf_worker *w);
+void wf_timer_arm(wf_worker *w);
+void wf_timer_disarm(wf_worker *w);
+void wf_timer_delete(wf_worker *w);
+void wf_preempt_rearm_all(void);
+int wf_slice_ticks(int prio);
+void wf_preempt_kick_for(wf_worker *target, int prio);
+
+/* safepc.c */
+int wf_safepc_init(void);
+int wf_safepc_allows(const void *pc);
+
+/* overflow.c */
+int wf_overflow_install(void);
+void wf_overflow_uninstall(void);
+int wf_altstack_setup(wf_worker *w);
+void wf_altstack_teardown(wf_worker *w);
+
+/* thread.c */
+wf_thread *wf_thread_new_main(void);
+void wf_thread_free(wf_thread *t);
+
+/* init.c */
+void wf_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+int wf_env_long(const char *name, long min, long max, long *out);
+
+#endif /* WF_SCHED_INTERNAL_H */

@@ -1,0 +1,329 @@
+/* Switching between user-level threads: critical sections, the post-switch
+ * action, yield, and the block/wake protocol every wait in Weft ends in.
+ *
+ * Direct switches. A thread that yields or blocks switches straight to the
+ * next runnable thread (one wf_ctx_switch), not through a scheduler context;
+ * only when nothing is runnable does it switch to its worker's idle loop.
+ * This halves the cost of a yield (one register swap instead of two).
+ *
+ * Post-switch actions. The thread being left must not become visible to
+ * other workers (queued, or findable by a waker) before its registers are
+ * saved, or two workers could run it at once. So the switcher records an
+ * action in the worker (w->post_*) and the context that resumes runs it
+ * first thing (Argobots' *_with_call, Go's gopark(unlockf)): requeue for a
+ * yield, publish the wait for a block, reap for a finished thread. The
+ * thread's post-execution hook runs there too, before the action.
+ *
+ * The critical-section token. w->in_rt > 0 means "inside the runtime": the
+ * preemption handler then only sets preempt_pending. Every switch happens
+ * with in_rt >= 1, and the context that resumes inherits that level: a
+ * thread enters before it switches and leaves after it resumes, so each
+ * worker's count stays balanced even though the enter and the matching
+ * leave run on different threads' stacks. A new thread starts by leaving
+ * (see thread.c); the idle loop runs with exactly one level held.
+ * Preemption is also refused while the interrupted PC is inside libweft or
+ * libc (safepc.c): that covers the instructions between reading the worker
+ * pointer and incrementing its in_rt.
+ *
+ * Waits. A wf_wait moves PENDING -> PARKED (by the blocker, in the post
+ * action, after release() ran) and PENDING|PARKED -> WOKEN (by the one
+ * waker that wins `claimed`). A wake that finds PENDING just marks WOKEN:
+ * the blocker then requeues itself (or never switches). A wake that finds
+ * PARKED makes the thread runnable. So no wake is lost, none is doubled.
+ */
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sched/sched_internal.h"
+#include "util/cpu.h"
+
+static __thread wf_worker *tls_worker __attribute__((tls_model("initial-exec")));
+
+__attribute__((noinline)) wf_worker *wf_worker_self(void)
+{
+    wf_worker *w = tls_worker;
+    __asm__ volatile("" ::: "memory");
+    return w;
+}
+
+void wf_worker_set_self(wf_worker *w)
+{
+    tls_worker = w;
+}
+
+wf_thread *wf_self(void)
+{
+    wf_worker *w = wf_worker_self();
+    return w ? w->current : NULL;
+}
+
+/* ------------------------------------------------------ critical sections */
+
+void wf_rt_enter(void)
+{
+    wf_worker *w = wf_worker_self();
+    if (!w)
+        return;
+    w->in_rt++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static void take_deferred_preemption(wf_worker *w)
+{
+    w->preempt_pending = 0;
+    if (!w->current)
+        return;
+    w->in_rt = 1;
+    wf_yield_in_rt(w, w->current->prio, 1);
+    w = wf_worker_self();
+    w->in_rt--;
+}
+
+void wf_rt_leave(void)
+{
+    wf_worker *w = wf_worker_self();
+    if (!w)
+        return;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (--w->in_rt == 0 && w->preempt_pending)
+        take_deferred_preemption(w);
+}
+
+void wf_lock(int *l)
+{
+    wf_rt_enter();
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(l, __ATOMIC_RELAXED))
+            wf_cpu_relax();
+}
+
+int wf_trylock(int *l)
+{
+    wf_rt_enter();
+    if (!__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+        return 1;
+    wf_rt_leave();
+    return 0;
+}
+
+void wf_unlock(int *l)
+{
+    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
+    wf_rt_leave();
+}
+
+/* -------------------------------------------------------------- switching */
+
+void wf_run_post_switch(wf_worker *w)
+{
+    wf_post_fn fn = w->post_fn;
+    wf_thread *prev = w->post_prev;
+    void *arg = w->post_arg;
+    w->post_fn = NULL;
+    w->post_prev = NULL;
+    w->post_arg = NULL;
+    if (prev && prev->post_hook)
+        prev->post_hook(prev, prev->post_arg);
+    if (fn)
+        fn(prev, arg);
+}
+
+static wf_ctx *enter_thread(wf_worker *w, wf_thread *next)
+{
+    if (next->pre_hook)
+        next->pre_hook(next, next->pre_arg);
+    next->last_worker = w->index;
+    w->preempt_pending = 0; /* a new slice starts */
+    w->ticks_left = wf_slice_ticks(next->prio);
+    return &next->ctx;
+}
+
+void wf_switch(wf_worker *w, wf_thread *prev, wf_thread *next,
+               wf_post_fn post, void *arg)
+{
+    w->post_fn = post;
+    w->post_prev = prev;
+    w->post_arg = arg;
+    wf_ctx *from = prev ? &prev->ctx : &w->idle_ctx;
+    wf_ctx *to = next ? enter_thread(w, next) : &w->idle_ctx;
+    w->current = next;
+    w->stats.switches++;
+    wf_ctx_switch(from, to);
+    wf_run_post_switch(wf_worker_self());
+}
+
+wf_thread *wf_pick_next(wf_worker *w, int min_prio)
+{
+    wf_thread *t = wf_runq_pop(w, min_prio);
+    if (!t && __atomic_load_n(&wf_g.nready, __ATOMIC_RELAXED) > 0)
+        t = wf_runq_steal(w, min_prio);
+    return t;
+}
+
+static wf_worker *home_for(wf_thread *t)
+{
+    if (t->bound_worker >= 0)
+        return wf_g.workers[t->bound_worker];
+    wf_worker *self = wf_worker_self();
+    return self ? self : wf_g.workers[t->last_worker];
+}
+
+void wf_make_runnable(wf_thread *t, int urgent)
+{
+    wf_worker *target = home_for(t);
+    t->queue_prio = (urgent && t->prio < WEFT_PRIO_HIGH) ? WEFT_PRIO_HIGH : t->prio;
+    int qp = t->queue_prio;
+    wf_runq_push(target, t);
+    wf_worker_notify(target, t->bound_worker < 0);
+    if (urgent)
+        wf_preempt_kick_for(target, qp);
+}
+
+void wf_requeue_prev(wf_thread *prev, void *arg)
+{
+    (void)arg;
+    wf_make_runnable(prev, 0);
+}
+
+/* A preempted thread's worker looks at the other queues first: a worker
+ * blocked in a system call (or busy with one long thread) would otherwise
+ * keep its queue to itself, and two threads could share a CPU forever
+ * while others starve. Voluntary yields stay local (cheaper, warmer). */
+static wf_thread *pick_after_preemption(wf_worker *w, int min_prio)
+{
+    wf_thread *t = NULL;
+    if (__atomic_load_n(&wf_g.nready, __ATOMIC_RELAXED) > w->rq.len)
+        t = wf_runq_steal(w, min_prio);
+    return t ? t : wf_runq_pop(w, min_prio);
+}
+
+/* Switch to a runnable thread of priority >= min_prio, if any; the caller
+ * is requeued. Called with in_rt >= 1. */
+void wf_yield_in_rt(wf_worker *w, int min_prio, int preempted)
+{
+    wf_thread *self = w->current;
+    wf_thread *next = preempted ? pick_after_preemption(w, min_prio)
+                                : wf_pick_next(w, min_prio);
+    if (!next) {
+        w->ticks_left = wf_slice_ticks(self->prio);
+        return;
+    }
+    if (preempted)
+        w->stats.preemptions++;
+    wf_switch(w, self, next, wf_requeue_prev, NULL);
+}
+
+void weft_thread_yield(void)
+{
+    wf_worker *w = wf_worker_self();
+    if (!w || !w->current) {
+        sched_yield();
+        return;
+    }
+    wf_rt_enter();
+    wf_yield_in_rt(w, w->current->prio, 0);
+    wf_rt_leave();
+}
+
+/* ------------------------------------------------------------------ waits */
+
+static long futex(uint32_t *addr, int op, uint32_t val)
+{
+    return syscall(SYS_futex, addr, op, val, NULL, NULL, 0);
+}
+
+void wf_futex_wait(uint32_t *addr, uint32_t val)
+{
+    futex(addr, FUTEX_WAIT_PRIVATE, val);
+}
+
+void wf_futex_wake(uint32_t *addr, int n)
+{
+    futex(addr, FUTEX_WAKE_PRIVATE, (uint32_t)n);
+}
+
+void wf_wait_init(wf_wait *w)
+{
+    w->next = w->prev = NULL;
+    w->ult = wf_self();
+    w->reason = 0;
+    w->data = NULL;
+    __atomic_store_n(&w->claimed, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->state, WF_WAIT_PENDING, __ATOMIC_RELEASE);
+}
+
+typedef struct park_req {
+    wf_wait *wait;
+    void (*release)(void *);
+    void *arg;
+} park_req;
+
+static void park_post(wf_thread *prev, void *arg)
+{
+    park_req *r = arg;
+    wf_wait *wt = r->wait;
+    if (r->release)
+        r->release(r->arg);
+    uint32_t expected = WF_WAIT_PENDING;
+    if (!__atomic_compare_exchange_n(&wt->state, &expected, WF_WAIT_PARKED, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        wf_make_runnable(prev, 0); /* woken before we were parked */
+}
+
+static int block_external(wf_wait *wt, void (*release)(void *), void *arg)
+{
+    if (release)
+        release(arg);
+    uint32_t s;
+    while ((s = __atomic_load_n(&wt->state, __ATOMIC_ACQUIRE)) != WF_WAIT_WOKEN)
+        wf_futex_wait(&wt->state, s);
+    return wt->reason;
+}
+
+int wf_wait_block(wf_wait *wt, void (*release)(void *), void *arg)
+{
+    if (!wt->ult)
+        return block_external(wt, release, arg);
+    if (__atomic_load_n(&wt->state, __ATOMIC_ACQUIRE) == WF_WAIT_WOKEN) {
+        if (release)
+            release(arg);
+        return wt->reason;
+    }
+    park_req req = { wt, release, arg };
+    wf_rt_enter();
+    wf_worker *w = wf_worker_self();
+    wf_switch(w, w->current, wf_pick_next(w, 0), park_post, &req);
+    wf_rt_leave();
+    return wt->reason;
+}
+
+static int wake(wf_wait *wt, int reason, int urgent)
+{
+    if (__atomic_exchange_n(&wt->claimed, 1, __ATOMIC_ACQ_REL))
+        return 0;
+    wt->reason = reason;
+    wf_thread *ult = wt->ult;
+    uint32_t expected = WF_WAIT_PENDING;
+    if (__atomic_compare_exchange_n(&wt->state, &expected, WF_WAIT_WOKEN, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        if (!ult)
+            wf_futex_wake(&wt->state, 1);
+        return 1;
+    }
+    /* PARKED: only we may move it on, and the thread is off every queue. */
+    __atomic_store_n(&wt->state, WF_WAIT_WOKEN, __ATOMIC_RELEASE);
+    wf_make_runnable(ult, urgent);
+    return 1;
+}
+
+int wf_wait_wake(wf_wait *wt, int reason)
+{
+    return wake(wt, reason, 0);
+}
+
+int wf_wait_wake_urgent(wf_wait *wt, int reason)
+{
+    return wake(wt, reason, 1);
+}

@@ -1,0 +1,292 @@
+/* The life cycle of a user-level thread: create, run, finish, join or
+ * detach, and its attributes (name, priority, hooks).
+ *
+ * A new thread gets a pooled stack and a context whose first switch lands
+ * in thread_entry(); it is queued on the creator's worker (or worker 0 for
+ * an external creator), where idle workers may steal it.
+ *
+ * Finishing. The thread runs the layers' exit hook (key destructors) on its
+ * own stack, then switches away for good with the post-switch action
+ * reap(): only once its registers are no longer in use may its stack be
+ * reused. reap() frees a detached thread; for a joinable one it marks the
+ * thread FINISHED and wakes the joiner, who frees it. t->join_lock guards
+ * flags/joiner between join, detach and reap.
+ *
+ * wf_g.nthreads counts threads that exist (running, blocked, or finished
+ * but not joined), the main thread excluded; weft_fini() refuses to stop
+ * while it is not zero.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/sched_internal.h"
+
+void weft_thread_attr_init(weft_thread_attr *attr)
+{
+    if (!attr)
+        return;
+    attr->stack_size = 0;
+    attr->priority = WEFT_PRIO_DEFAULT;
+    attr->name = NULL;
+    attr->detached = 0;
+}
+
+static void set_name(wf_thread *t, const char *name)
+{
+    if (name)
+        snprintf(t->name, sizeof t->name, "%s", name);
+    else
+        snprintf(t->name, sizeof t->name, "ult-%llu", (unsigned long long)t->id);
+}
+
+static wf_thread *thread_alloc(const char *name, int prio)
+{
+    wf_thread *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->id = __atomic_fetch_add(&wf_g.next_id, 1, __ATOMIC_RELAXED);
+    t->prio = t->queue_prio = prio;
+    t->bound_worker = -1;
+    set_name(t, name);
+    return t;
+}
+
+wf_thread *wf_thread_new_main(void)
+{
+    wf_thread *t = thread_alloc(NULL, WEFT_PRIO_DEFAULT);
+    if (!t)
+        return NULL;
+    t->id = 1; /* the main thread is always 1; others count from 2 */
+    set_name(t, "main");
+    t->flags = WF_T_MAIN;
+    return t;
+}
+
+void wf_thread_free(wf_thread *t)
+{
+    if (t->stack.map)
+        wf_stack_free(&t->stack);
+    free(t);
+}
+
+/* ------------------------------------------------------- run and finish */
+
+static void reap(wf_thread *prev, void *arg)
+{
+    (void)arg;
+    wf_lock(&prev->join_lock);
+    prev->flags |= WF_T_FINISHED;
+    wf_wait *joiner = prev->joiner;
+    int detached = prev->flags & WF_T_DETACHED;
+    wf_unlock(&prev->join_lock);
+    if (detached) {
+        wf_thread_free(prev);
+        __atomic_fetch_sub(&wf_g.nthreads, 1, __ATOMIC_SEQ_CST);
+    } else if (joiner) {
+        wf_wait_wake(joiner, 0);
+    }
+}
+
+static _Noreturn void thread_finish(void *retval)
+{
+    wf_thread *self = wf_self();
+    self->retval = retval;
+    if (wf_g.exit_hook)
+        wf_g.exit_hook(self);
+    wf_rt_enter();
+    wf_worker *w = wf_worker_self();
+    wf_switch(w, self, wf_pick_next(w, 0), reap, NULL);
+    wf_fatal("sched: finished thread %s resumed", self->name);
+}
+
+static void thread_entry(void *arg)
+{
+    wf_thread *self = arg;
+    wf_run_post_switch(wf_worker_self());
+    wf_rt_leave(); /* the level the switcher held (switch.c) */
+    thread_finish(self->fn(self->arg));
+}
+
+void weft_thread_exit(void *retval)
+{
+    wf_thread *self = wf_self();
+    if (!self)
+        wf_fatal("weft_thread_exit: called from a thread that is not a Weft thread");
+    if (self->flags & WF_T_MAIN)
+        wf_fatal("weft_thread_exit: called from the main thread; return from main instead");
+    thread_finish(retval);
+}
+
+/* ---------------------------------------------------------------- create */
+
+static int check_attr(const weft_thread_attr *a, weft_thread_t *out, void *(*fn)(void *))
+{
+    if (!fn || a->priority < WEFT_PRIO_MIN || a->priority > WEFT_PRIO_MAX)
+        return WEFT_EINVAL;
+    if (!out && !a->detached)
+        return WEFT_EINVAL;
+    return 0;
+}
+
+static wf_worker *creation_worker(void)
+{
+    wf_worker *w = wf_worker_self();
+    return w ? w : wf_g.workers[0];
+}
+
+int weft_thread_create(weft_thread_t *out, const weft_thread_attr *attr,
+                       void *(*fn)(void *), void *arg)
+{
+    weft_thread_attr defaults;
+    weft_thread_attr_init(&defaults);
+    const weft_thread_attr *a = attr ? attr : &defaults;
+    if (out)
+        *out = WEFT_THREAD_NULL;
+    int err = check_attr(a, out, fn);
+    if (err)
+        return err;
+    if (!wf_g.initialized && (err = weft_init()) != 0)
+        return err;
+    wf_thread *t = thread_alloc(a->name, a->priority);
+    if (!t)
+        return WEFT_ENOMEM;
+    size_t size = a->stack_size ? a->stack_size : wf_stack_default_size();
+    if (wf_stack_alloc(&t->stack, size) != 0) {
+        free(t);
+        return WEFT_ENOMEM;
+    }
+    t->fn = fn;
+    t->arg = arg;
+    t->flags = a->detached ? WF_T_DETACHED : 0;
+    wf_ctx_make(&t->ctx, t->stack.lo, t->stack.size, thread_entry, t);
+    __atomic_fetch_add(&wf_g.nthreads, 1, __ATOMIC_SEQ_CST);
+    if (out)
+        *out = t;
+    t->last_worker = creation_worker()->index;
+    wf_make_runnable(t, 0);
+    return 0;
+}
+
+/* ------------------------------------------------------ join and detach */
+
+static void unlock_join(void *arg)
+{
+    wf_unlock(arg);
+}
+
+int weft_thread_join(weft_thread_t t, void **retval)
+{
+    if (!t)
+        return WEFT_EINVAL;
+    if (t == wf_self())
+        return WEFT_EDEADLK;
+    wf_wait wait;
+    wf_wait_init(&wait);
+    wf_lock(&t->join_lock);
+    int err = (t->flags & (WF_T_DETACHED | WF_T_MAIN)) ? WEFT_EINVAL
+              : t->joiner                             ? WEFT_ESRCH
+                                                      : 0;
+    if (err) {
+        wf_unlock(&t->join_lock);
+        return err;
+    }
+    t->joiner = &wait;
+    if (t->flags & WF_T_FINISHED)
+        wf_unlock(&t->join_lock);
+    else
+        wf_wait_block(&wait, unlock_join, &t->join_lock);
+    if (retval)
+        *retval = t->retval;
+    wf_thread_free(t);
+    __atomic_fetch_sub(&wf_g.nthreads, 1, __ATOMIC_SEQ_CST);
+    return 0;
+}
+
+int weft_thread_detach(weft_thread_t t)
+{
+    if (!t)
+        return WEFT_EINVAL;
+    wf_lock(&t->join_lock);
+    int err = (t->flags & (WF_T_DETACHED | WF_T_MAIN)) ? WEFT_EINVAL
+              : t->joiner                             ? WEFT_ESRCH
+                                                      : 0;
+    int finished = t->flags & WF_T_FINISHED;
+    if (!err)
+        t->flags |= WF_T_DETACHED;
+    wf_unlock(&t->join_lock);
+    if (!err && finished) {
+        wf_thread_free(t);
+        __atomic_fetch_sub(&wf_g.nthreads, 1, __ATOMIC_SEQ_CST);
+    }
+    return err;
+}
+
+/* ------------------------------------------------------------ attributes */
+
+weft_thread_t weft_thread_self(void)
+{
+    return wf_self();
+}
+
+uint64_t weft_thread_id(weft_thread_t t)
+{
+    return t ? t->id : 0;
+}
+
+const char *weft_thread_name(weft_thread_t t)
+{
+    return t ? t->name : NULL;
+}
+
+int weft_thread_set_name(weft_thread_t t, const char *name)
+{
+    if (!t || !name)
+        return WEFT_EINVAL;
+    set_name(t, name);
+    return 0;
+}
+
+int weft_thread_set_priority(weft_thread_t t, int prio)
+{
+    if (!t || prio < WEFT_PRIO_MIN || prio > WEFT_PRIO_MAX)
+        return WEFT_EINVAL;
+    int lowered = prio < t->prio;
+    t->prio = prio;
+    if (t == wf_self() && lowered)
+        weft_thread_yield();
+    return 0;
+}
+
+int weft_thread_get_priority(weft_thread_t t)
+{
+    return t ? t->prio : WEFT_EINVAL;
+}
+
+int weft_thread_set_pre_hook(weft_thread_t t, weft_hook_fn fn, void *arg)
+{
+    if (!t)
+        return WEFT_EINVAL;
+    t->pre_arg = arg;
+    t->pre_hook = fn;
+    return 0;
+}
+
+int weft_thread_set_post_hook(weft_thread_t t, weft_hook_fn fn, void *arg)
+{
+    if (!t)
+        return WEFT_EINVAL;
+    t->post_arg = arg;
+    t->post_hook = fn;
+    return 0;
+}
+
+void **wf_thread_keys_slot(wf_thread *t)
+{
+    return &t->keys;
+}
+
+void wf_sched_set_exit_hook(void (*fn)(wf_thread *t))
+{
+    wf_g.exit_hook = fn;
+}

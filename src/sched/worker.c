@@ -1,0 +1,211 @@
+/* Workers: the kernel threads that run user-level threads, their idle loop,
+ * and how an idle worker sleeps and is woken.
+ *
+ * Worker 0 is the kernel thread that called weft_init(); the others are
+ * pthreads started here. Each worker has an idle context on a small stack
+ * of its own, where it goes when no thread is runnable. The idle loop:
+ *   1. take a thread from the local queue, else steal one (runq.c);
+ *   2. else spin briefly (IDLE_SPINS pauses, a few microseconds: a wake-up
+ *      that comes that fast is served without a kernel round trip, which
+ *      costs tens of microseconds across vCPUs);
+ *   3. else disarm the tick timer and sleep on a futex (no CPU burned).
+ * The idle loop always holds one critical-section level (see switch.c).
+ *
+ * Sleep and wake without lost wake-ups (a Dekker pair, both seq_cst):
+ *   sleeper: sleep_word = 1; then re-check nready; sleep while sleep_word==1
+ *   waker:   nready++ (runq push); then if sleep_word == 1 -> 0 and wake.
+ * At least one of the two sees the other's store. A thread queued on a
+ * busy worker also wakes one sleeping worker, so that it can be stolen.
+ *
+ * Shutdown: weft_fini() sets wf_g.shutdown and wakes everyone; a worker
+ * with nothing to run then returns to its kernel stack (boot_ctx) and its
+ * pthread exits.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "sched/sched_internal.h"
+#include "util/cpu.h"
+
+#define IDLE_SPINS 2000
+#define IDLE_STACK_SIZE (64 * 1024)
+
+static int wake_if_sleeping(wf_worker *w)
+{
+    if (!__atomic_load_n(&w->sleep_word, __ATOMIC_SEQ_CST))
+        return 0;
+    if (!__atomic_exchange_n(&w->sleep_word, 0, __ATOMIC_SEQ_CST))
+        return 0;
+    wf_futex_wake(&w->sleep_word, 1);
+    return 1;
+}
+
+void wf_worker_notify(wf_worker *target, int stealable)
+{
+    if (wake_if_sleeping(target) || !stealable)
+        return;
+    for (int i = 1; i < wf_g.nworkers; i++)
+        if (wake_if_sleeping(wf_g.workers[(target->index + i) % wf_g.nworkers]))
+            return;
+}
+
+static int work_visible(wf_worker *w)
+{
+    int ready = __atomic_load_n(&wf_g.nready, __ATOMIC_SEQ_CST);
+    return ready > 0 &&
+           (__atomic_load_n(&w->rq.len, __ATOMIC_SEQ_CST) > 0 ||
+            ready > __atomic_load_n(&wf_g.nready_bound, __ATOMIC_SEQ_CST));
+}
+
+static void idle_sleep(wf_worker *w)
+{
+    wf_timer_disarm(w);
+    __atomic_store_n(&w->sleep_word, 1, __ATOMIC_SEQ_CST);
+    if (!work_visible(w) && !__atomic_load_n(&wf_g.shutdown, __ATOMIC_SEQ_CST)) {
+        w->stats.idle_sleeps++;
+        while (__atomic_load_n(&w->sleep_word, __ATOMIC_SEQ_CST))
+            wf_futex_wait(&w->sleep_word, 1);
+    }
+    __atomic_store_n(&w->sleep_word, 0, __ATOMIC_SEQ_CST);
+    wf_timer_arm(w);
+}
+
+static wf_thread *find_work(wf_worker *w)
+{
+    for (int spin = 0; spin < IDLE_SPINS; spin++) {
+        if (work_visible(w)) {
+            wf_thread *t = wf_pick_next(w, 0);
+            if (t)
+                return t;
+        }
+        if (__atomic_load_n(&wf_g.shutdown, __ATOMIC_RELAXED))
+            return NULL;
+        wf_cpu_relax();
+    }
+    return NULL;
+}
+
+void wf_idle_loop(void *arg)
+{
+    wf_worker *w = arg;
+    wf_run_post_switch(w); /* first entry: from a thread leaving worker 0 */
+    for (;;) {
+        wf_thread *t = find_work(w);
+        if (t) {
+            wf_switch(w, NULL, t, NULL, NULL);
+            continue;
+        }
+        if (__atomic_load_n(&wf_g.shutdown, __ATOMIC_SEQ_CST) && !work_visible(w))
+            break;
+        idle_sleep(w);
+    }
+    wf_ctx_switch(&w->idle_ctx, &w->boot_ctx);
+    wf_fatal("sched: idle loop resumed after shutdown");
+}
+
+/* --------------------------------------------------------- start / stop */
+
+static int worker_prepare(wf_worker *w)
+{
+    w->tid = (pid_t)syscall(SYS_gettid);
+    wf_worker_set_self(w);
+    wf_topology_bind(w->index);
+    int err = wf_altstack_setup(w);
+    if (!err)
+        err = wf_timer_create(w);
+    return err;
+}
+
+static void *worker_main(void *arg)
+{
+    wf_worker *w = arg;
+    if (worker_prepare(w) != 0)
+        wf_fatal("sched: worker %d could not start", w->index);
+    w->in_rt = 1;
+    wf_timer_arm(w);
+    wf_ctx_switch(&w->boot_ctx, &w->idle_ctx);
+    wf_timer_delete(w);
+    wf_altstack_teardown(w);
+    wf_worker_set_self(NULL);
+    return NULL;
+}
+
+static wf_worker *worker_new(int index)
+{
+    wf_worker *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->index = index;
+    if (wf_stack_alloc(&w->idle_stack, IDLE_STACK_SIZE) != 0) {
+        free(w);
+        return NULL;
+    }
+    wf_ctx_make(&w->idle_ctx, w->idle_stack.lo, w->idle_stack.size, wf_idle_loop, w);
+    return w;
+}
+
+static void worker_free(wf_worker *w)
+{
+    wf_stack_free(&w->idle_stack);
+    free(w);
+}
+
+/* Worker 0 is the calling kernel thread; it keeps running the caller. */
+static int adopt_caller_as_worker0(wf_worker *w)
+{
+    w->pthread = pthread_self();
+    return worker_prepare(w);
+}
+
+int wf_workers_start(int nworkers)
+{
+    wf_g.workers = calloc((size_t)nworkers, sizeof *wf_g.workers);
+    if (!wf_g.workers)
+        return WEFT_ENOMEM;
+    for (int i = 0; i < nworkers; i++) {
+        wf_g.workers[i] = worker_new(i);
+        if (!wf_g.workers[i])
+            goto fail;
+        wf_g.nworkers = i + 1;
+    }
+    int err = adopt_caller_as_worker0(wf_g.workers[0]);
+    if (err)
+        goto fail_err;
+    for (int i = 1; i < nworkers; i++)
+        if (pthread_create(&wf_g.workers[i]->pthread, NULL, worker_main, wf_g.workers[i]))
+            wf_fatal("sched: cannot start worker %d (pthread_create failed)", i);
+    return 0;
+fail:
+    err = WEFT_ENOMEM;
+fail_err:
+    for (int i = 0; i < wf_g.nworkers; i++)
+        worker_free(wf_g.workers[i]);
+    free(wf_g.workers);
+    wf_g.workers = NULL;
+    wf_g.nworkers = 0;
+    return err;
+}
+
+/* Called by the initial thread, running on worker 0, with nothing else
+ * alive. Stops the other workers and frees every worker. */
+void wf_workers_stop(void)
+{
+    wf_worker *w0 = wf_g.workers[0];
+    wf_timer_disarm(w0);
+    __atomic_store_n(&wf_g.shutdown, 1, __ATOMIC_SEQ_CST);
+    for (int i = 1; i < wf_g.nworkers; i++)
+        wake_if_sleeping(wf_g.workers[i]);
+    for (int i = 1; i < wf_g.nworkers; i++)
+        pthread_join(wf_g.workers[i]->pthread, NULL);
+    wf_timer_delete(w0);
+    wf_altstack_teardown(w0);
+    wf_topology_unbind_caller();
+    wf_worker_set_self(NULL);
+    for (int i = 0; i < wf_g.nworkers; i++)
+        worker_free(wf_g.workers[i]);
+    free(wf_g.workers);
+    wf_g.workers = NULL;
+    wf_g.nworkers = 0;
+}
