@@ -1,0 +1,33 @@
+/* Shared fixtures for Weft's CMocka tests: runtime set-up and tear-down,
+ * a monotonic clock and time tolerances for slow (CI, sanitizer) machines. */
+#include "test_support.h"
+
+#include <stdlib.h>
+#include <time.h>
+#include <weft.h>
+
+int wt_runtime_setup(void **state)
+{
+    (void)state;
+    return weft_init() == 0 ? 0 : -1;
+}
+
+int wt_runtime_teardown(void **state)
+{
+    (void)state;
+    return weft_fini() == 0 ? 0 : -1;
+}
+
+int64_t wt_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t wt_tolerance(int64_t ns)
+{
+    if (getenv("WEFT_SLOW_TESTS") || getenv("CI"))
+        return ns * 10;
+    return ns;
+}
