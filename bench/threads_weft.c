@@ -1,0 +1,351 @@
+/* bench/threads, Weft variants (see threads.c for the whole plan). These
+ * run in child processes whose WEFT_WORKERS the driver chose, after
+ * weft_init(); main is then a ULT, and while it waits in weft_thread_join
+ * only the ULTs under test are runnable.
+ *
+ * yield_rt        two ULTs calling weft_thread_yield in a loop on one
+ *                 worker; one round trip = each yields once. Timed by one of
+ *                 them after WARMUP_ROUNDS untimed round trips.
+ * create_join     weft_thread_create (default attributes) + weft_thread_join
+ *                 of an empty function, from main.
+ * mutex_uncontended  weft_mutex lock + unlock from main, alone.
+ * mutex_contended CONTENDED_THREADS ULTs on all workers increment one
+ *                 counter under a weft_mutex (total checked exactly); time
+ *                 per lock/unlock pair, from a start barrier to the last
+ *                 thread's end.
+ * preempt_overhead  one ULT alone on the worker runs an xorshift loop with
+ *                 a 1 ms quantum (`quantum_1ms`) and with preemption off
+ *                 (`no_preempt`, weft_set_quantum(0)), switching between the
+ *                 two every 20 ms of wall time (the ULT calls
+ *                 weft_set_quantum itself; it re-arms the worker's timer at
+ *                 once), so that a busy machine hits both alike. One repeat
+ *                 is compute_ns of each. Throughput is iterations per CPU
+ *                 second of the worker thread (CLOCK_THREAD_CPUTIME_ID): the
+ *                 timer signal's kernel and handler time is charged to that
+ *                 thread, time taken by other processes is not. On a loaded
+ *                 2-CPU machine the wall-clock figure swings by +-10 %, the
+ *                 CPU-time one by about 1 %; the wall-clock loss is noted.
+ */
+#include "threads.h"
+
+#include <stdlib.h>
+#include <time.h>
+#include <weft.h>
+
+#define COMPUTE_CHUNK      4096     /* xorshift steps between clock reads */
+#define PREEMPT_QUANTUM_NS 1000000  /* the quantum_1ms variant */
+#define PREEMPT_SEGMENT_NS 20000000 /* longest run of one variant */
+
+static void die_on(int rc, const char *what)
+{
+    if (rc != 0) {
+        fprintf(stderr, "threads: %s: %s\n", what, weft_strerror(rc));
+        exit(1);
+    }
+}
+
+static weft_thread_t spawn(void *(*fn)(void *), void *arg)
+{
+    weft_thread_t th;
+    die_on(weft_thread_create(&th, NULL, fn, arg), "weft_thread_create");
+    return th;
+}
+
+static void join(weft_thread_t th)
+{
+    die_on(weft_thread_join(th, NULL), "weft_thread_join");
+}
+
+/* ---------------------------------------------------------------- yield */
+
+typedef struct yield_pair {
+    uint64_t rounds;
+    double elapsed_ns;
+} yield_pair;
+
+static void *yield_and_time(void *arg)
+{
+    yield_pair *yp = arg;
+    for (int i = 0; i < WARMUP_ROUNDS; i++)
+        weft_thread_yield();
+    int64_t t0 = bench_now_ns();
+    for (uint64_t i = 0; i < yp->rounds; i++)
+        weft_thread_yield();
+    yp->elapsed_ns = (double)(bench_now_ns() - t0);
+    return NULL;
+}
+
+static void *yield_partner(void *arg)
+{
+    yield_pair *yp = arg;
+    for (uint64_t i = 0; i < yp->rounds + WARMUP_ROUNDS + 1; i++)
+        weft_thread_yield();
+    return NULL;
+}
+
+static double run_weft_yield(void *ctx, uint64_t iters)
+{
+    yield_pair *yp = ctx;
+    yp->rounds = iters;
+    weft_thread_t timer = spawn(yield_and_time, yp);
+    weft_thread_t partner = spawn(yield_partner, yp);
+    join(timer);
+    join(partner);
+    return yp->elapsed_ns;
+}
+
+/* ---------------------------------------------------- create_join, mutex */
+
+static void *empty_thread(void *arg)
+{
+    return arg;
+}
+
+static double run_weft_create_join(void *ctx, uint64_t iters)
+{
+    (void)ctx;
+    int64_t t0 = bench_now_ns();
+    for (uint64_t i = 0; i < iters; i++)
+        join(spawn(empty_thread, NULL));
+    return (double)(bench_now_ns() - t0);
+}
+
+typedef struct shared_counter {
+    weft_mutex_t lock;
+    weft_barrier_t start;  /* lines the contenders up */
+    uint64_t value;
+    uint64_t per_thread;   /* increments per thread */
+    int errors;            /* threads that saw a nonzero return code */
+    int64_t start_ns[CONTENDED_THREADS];
+    int64_t end_ns[CONTENDED_THREADS];
+} shared_counter;
+
+typedef struct contender {
+    shared_counter *counter;
+    int index;
+} contender;
+
+static void increment_under_lock(shared_counter *c)
+{
+    int errors = 0;
+    for (uint64_t i = 0; i < c->per_thread; i++) {
+        errors |= weft_mutex_lock(&c->lock);
+        c->value++;
+        errors |= weft_mutex_unlock(&c->lock);
+    }
+    if (errors)
+        __atomic_fetch_add(&c->errors, 1, __ATOMIC_RELAXED);
+}
+
+/* Each contender times itself from the start barrier, so that thread
+ * creation and join stay out of the figure. */
+static void *contend(void *arg)
+{
+    contender *me = arg;
+    shared_counter *c = me->counter;
+    int rc = weft_barrier_wait(&c->start);
+    if (rc < 0)
+        die_on(rc, "weft_barrier_wait");
+    c->start_ns[me->index] = bench_now_ns();
+    increment_under_lock(c);
+    c->end_ns[me->index] = bench_now_ns();
+    return NULL;
+}
+
+static void check_counter(const shared_counter *c, uint64_t expected)
+{
+    if (c->errors || c->value != expected) {
+        fprintf(stderr, "threads: weft counter is %llu, expected %llu "
+                "(%d threads saw errors)\n", (unsigned long long)c->value,
+                (unsigned long long)expected, c->errors);
+        exit(1);
+    }
+}
+
+static double run_weft_mutex_alone(void *ctx, uint64_t iters)
+{
+    shared_counter *c = ctx;
+    c->value = 0;
+    c->per_thread = iters;
+    int64_t t0 = bench_now_ns();
+    increment_under_lock(c);
+    double elapsed = (double)(bench_now_ns() - t0);
+    check_counter(c, iters);
+    return elapsed;
+}
+
+static double run_weft_mutex_contended(void *ctx, uint64_t iters)
+{
+    shared_counter *c = ctx;
+    weft_thread_t th[CONTENDED_THREADS];
+    contender who[CONTENDED_THREADS];
+    c->value = 0;
+    c->per_thread = iters / CONTENDED_THREADS + 1;
+    for (int i = 0; i < CONTENDED_THREADS; i++) {
+        who[i] = (contender){c, i};
+        th[i] = spawn(contend, &who[i]);
+    }
+    for (int i = 0; i < CONTENDED_THREADS; i++)
+        join(th[i]);
+    check_counter(c, c->per_thread * CONTENDED_THREADS);
+    double span = bench_span_ns(c->start_ns, c->end_ns, CONTENDED_THREADS);
+    return span * (double)iters / (double)c->value;
+}
+
+/* ------------------------------------------------------ preempt overhead */
+
+/* Iterations, wall time and worker CPU time summed over segments. */
+typedef struct compute_totals {
+    double iters, wall_ns, cpu_ns;
+} compute_totals;
+
+typedef struct preempt_run {
+    int64_t segment_ns;     /* wall time of one segment */
+    int pairs;              /* segment pairs (one of each variant) */
+    uint64_t state;         /* xorshift state, carried across segments */
+    compute_totals sliced;  /* quantum_1ms */
+    compute_totals unsliced; /* no_preempt */
+} preempt_run;
+
+/* CPU time of the calling kernel thread: the worker, as there is one. */
+static int64_t worker_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void compute_segment(preempt_run *pr, int64_t quantum_ns,
+                            compute_totals *tot)
+{
+    uint64_t x = pr->state, n = 0;
+    die_on(weft_set_quantum(quantum_ns), "weft_set_quantum");
+    int64_t cpu0 = worker_cpu_ns(), t0 = bench_now_ns(), now;
+    do {
+        for (int i = 0; i < COMPUTE_CHUNK; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+        }
+        n += COMPUTE_CHUNK;
+        now = bench_now_ns();
+    } while (now - t0 < pr->segment_ns);
+    tot->cpu_ns += (double)(worker_cpu_ns() - cpu0);
+    tot->wall_ns += (double)(now - t0);
+    tot->iters += (double)n;
+    pr->state = x;
+}
+
+static void *alternate_segments(void *arg)
+{
+    preempt_run *pr = arg;
+    for (int i = 0; i < pr->pairs; i++) {
+        int sliced_first = i % 2 == 0;
+        compute_segment(pr, sliced_first ? PREEMPT_QUANTUM_NS : 0,
+                        sliced_first ? &pr->sliced : &pr->unsliced);
+        compute_segment(pr, sliced_first ? 0 : PREEMPT_QUANTUM_NS,
+                        sliced_first ? &pr->unsliced : &pr->sliced);
+    }
+    bench_consume(pr->state);
+    return NULL;
+}
+
+static void add_totals(compute_totals *sum, const compute_totals *tot)
+{
+    sum->iters += tot->iters;
+    sum->wall_ns += tot->wall_ns;
+    sum->cpu_ns += tot->cpu_ns;
+}
+
+static double per_cpu_second(const compute_totals *tot)
+{
+    return tot->iters * 1e9 / tot->cpu_ns;
+}
+
+static double per_wall_second(const compute_totals *tot)
+{
+    return tot->iters * 1e9 / tot->wall_ns;
+}
+
+/* One repeat: compute_ns of each variant, in alternating segments. */
+static void run_preempt_repeat(const threads_params *p, preempt_run *pr)
+{
+    int64_t segment = p->compute_ns / 4 < PREEMPT_SEGMENT_NS
+                          ? p->compute_ns / 4 : PREEMPT_SEGMENT_NS;
+    *pr = (preempt_run){.segment_ns = segment,
+                        .pairs = (int)(p->compute_ns / segment),
+                        .state = 0x9E3779B97F4A7C15u};
+    join(spawn(alternate_segments, pr));
+}
+
+static void note_wall_clock(bench_table *t, const compute_totals *sliced,
+                            const compute_totals *unsliced)
+{
+    double wall_loss = 1 - per_wall_second(sliced) / per_wall_second(unsliced);
+    double share = (sliced->cpu_ns + unsliced->cpu_ns) /
+                   (sliced->wall_ns + unsliced->wall_ns);
+    bench_table_note(t, "preempt_overhead: iterations per CPU second of the "
+                     "worker; by wall clock the loss was %.2f %% (the worker "
+                     "got %.0f %% of a CPU)", wall_loss * 100, share * 100);
+}
+
+static void measure_preempt_overhead(const threads_params *p, bench_table *t)
+{
+    double sliced[BENCH_REPEATS_MAX], unsliced[BENCH_REPEATS_MAX];
+    compute_totals wall_sliced = {0}, wall_unsliced = {0};
+    int64_t saved_quantum = weft_get_quantum();
+    for (int r = 0; r < p->repeats; r++) {
+        preempt_run pr;
+        run_preempt_repeat(p, &pr);
+        sliced[r] = per_cpu_second(&pr.sliced);
+        unsliced[r] = per_cpu_second(&pr.unsliced);
+        add_totals(&wall_sliced, &pr.sliced);
+        add_totals(&wall_unsliced, &pr.unsliced);
+    }
+    die_on(weft_set_quantum(saved_quantum), "weft_set_quantum");
+    bench_table_add(t, "preempt_overhead", "quantum_1ms", "throughput",
+                    bench_stats_of(sliced, p->repeats), "ops_per_s");
+    bench_table_add(t, "preempt_overhead", "no_preempt", "throughput",
+                    bench_stats_of(unsliced, p->repeats), "ops_per_s");
+    note_wall_clock(t, &wall_sliced, &wall_unsliced);
+}
+
+/* ------------------------------------------------------------ the groups */
+
+static void start_weft(bench_table *t, const char *what)
+{
+    die_on(weft_init(), "weft_init");
+    bench_table_note(t, "%s: weft on %d worker(s), default quantum %.1f ms",
+                     what, weft_num_workers(), (double)weft_get_quantum() / 1e6);
+}
+
+int threads_weft_one_worker_cases(const threads_params *p, bench_table *t)
+{
+    yield_pair yp = {0};
+    shared_counter c = {.lock = WEFT_MUTEX_INITIALIZER};
+    start_weft(t, "yield_rt, create_join, mutex_uncontended, preempt_overhead");
+    bench_table_add(t, "yield_rt", "weft", "time",
+                    bench_ns_per_op(run_weft_yield, &yp, p->repeats,
+                                    p->target_ns), "ns");
+    bench_table_add(t, "create_join", "weft", "time",
+                    bench_ns_per_op(run_weft_create_join, NULL, p->repeats,
+                                    p->target_ns), "ns");
+    bench_table_add(t, "mutex_uncontended", "weft", "time",
+                    bench_ns_per_op(run_weft_mutex_alone, &c, p->repeats,
+                                    p->target_ns), "ns");
+    measure_preempt_overhead(p, t);
+    die_on(weft_fini(), "weft_fini");
+    return 0;
+}
+
+int threads_weft_all_workers_cases(const threads_params *p, bench_table *t)
+{
+    shared_counter c = {.lock = WEFT_MUTEX_INITIALIZER};
+    start_weft(t, "mutex_contended");
+    die_on(weft_barrier_init(&c.start, CONTENDED_THREADS), "weft_barrier_init");
+    bench_table_add(t, "mutex_contended", "weft", "time",
+                    bench_ns_per_op(run_weft_mutex_contended, &c, p->repeats,
+                                    p->target_ns), "ns");
+    die_on(weft_fini(), "weft_fini");
+    return 0;
+}
