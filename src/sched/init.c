@@ -101,6 +101,8 @@ static int start_runtime(int nworkers)
     if (!wf_g.main_thread)
         wf_fatal("sched: out of memory creating the main thread");
     wf_worker *w0 = wf_g.workers[0];
+    wf_g.main_stack_lo = w0->boot_lo;
+    wf_g.main_stack_size = w0->boot_size;
     wf_g.main_thread->last_worker = 0;
     wf_g.main_thread->bound_worker = 0;
     w0->current = wf_g.main_thread;

@@ -29,6 +29,7 @@ enum {
     WF_T_DETACHED = 1u << 0, /* freed at finish */
     WF_T_MAIN     = 1u << 1, /* the thread that called weft_init() */
     WF_T_FINISHED = 1u << 2, /* its context is gone; join may collect */
+    WF_T_EXITING  = 1u << 3, /* switching away for the last time */
 };
 
 struct weft_thread {
@@ -71,6 +72,8 @@ typedef struct wf_worker {
     wf_ctx idle_ctx;          /* the idle loop's context */
     wf_stack idle_stack;
     wf_ctx boot_ctx;          /* the kernel thread's own stack */
+    void *boot_lo;            /* its bounds (for the sanitizers) */
+    size_t boot_size;
     /* post-switch action, set before a switch, run right after it */
     wf_post_fn post_fn;
     wf_thread *post_prev;
@@ -97,6 +100,8 @@ typedef struct wf_sched {
     int initialized;
     pthread_t init_pthread;
     wf_thread *main_thread;
+    void *main_stack_lo;      /* the main thread's stack bounds */
+    size_t main_stack_size;
     int shutdown;             /* atomic */
     int nready;               /* atomic: queued runnable threads */
     int nready_bound;         /* atomic: those of them bound to a worker */
@@ -116,6 +121,8 @@ extern wf_sched wf_g;
  * by the compiler across calls (a ULT may resume on another worker). */
 wf_worker *wf_worker_self(void);
 void wf_worker_set_self(wf_worker *w);
+/* Bounds of the calling kernel thread's own stack. */
+void wf_kernel_stack_bounds(void **lo, size_t *size);
 
 /* runq.c */
 void wf_runq_push(wf_worker *w, wf_thread *t);

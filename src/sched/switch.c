@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "sched/sched_internal.h"
+#include "sched/san.h"
 #include "util/cpu.h"
 
 static __thread wf_worker *tls_worker __attribute__((tls_model("initial-exec")));
@@ -140,6 +141,17 @@ static wf_ctx *enter_thread(wf_worker *w, wf_thread *next)
     return &next->ctx;
 }
 
+/* Tell the sanitizers which stack the switch goes to. */
+static void announce_stack(wf_worker *w, wf_thread *next, void **fake_save)
+{
+    if (!next)
+        wf_san_switch_start(fake_save, w->idle_stack.lo, w->idle_stack.size);
+    else if (next->stack.map)
+        wf_san_switch_start(fake_save, next->stack.lo, next->stack.size);
+    else
+        wf_san_switch_start(fake_save, wf_g.main_stack_lo, wf_g.main_stack_size);
+}
+
 void wf_switch(wf_worker *w, wf_thread *prev, wf_thread *next,
                wf_post_fn post, void *arg)
 {
@@ -150,7 +162,11 @@ void wf_switch(wf_worker *w, wf_thread *prev, wf_thread *next,
     wf_ctx *to = next ? enter_thread(w, next) : &w->idle_ctx;
     w->current = next;
     w->stats.switches++;
+    void *fake_stack = NULL;
+    int last = prev && (prev->flags & WF_T_EXITING);
+    announce_stack(w, next, last ? NULL : &fake_stack);
     wf_ctx_switch(from, to);
+    wf_san_switch_finish(fake_stack);
     wf_run_post_switch(wf_worker_self());
 }
 

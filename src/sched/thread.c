@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "sched/sched_internal.h"
+#include "sched/san.h"
 
 void weft_thread_attr_init(weft_thread_attr *attr)
 {
@@ -95,6 +96,7 @@ static _Noreturn void thread_finish(void *retval)
     if (wf_g.exit_hook)
         wf_g.exit_hook(self);
     wf_rt_enter();
+    self->flags |= WF_T_EXITING; /* only this thread touches it now */
     wf_worker *w = wf_worker_self();
     wf_switch(w, self, wf_pick_next(w, 0), reap, NULL);
     wf_fatal("sched: finished thread %s resumed", self->name);
@@ -103,6 +105,7 @@ static _Noreturn void thread_finish(void *retval)
 static void thread_entry(void *arg)
 {
     wf_thread *self = arg;
+    wf_san_switch_finish(NULL);
     wf_run_post_switch(wf_worker_self());
     wf_rt_leave(); /* the level the switcher held (switch.c) */
     thread_finish(self->fn(self->arg));

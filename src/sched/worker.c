@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 
 #include "sched/sched_internal.h"
+#include "sched/san.h"
 #include "util/cpu.h"
 
 #define IDLE_SPINS 2000
@@ -40,6 +41,17 @@ static int wake_if_sleeping(wf_worker *w)
         return 0;
     wf_futex_wake(&w->sleep_word, 1);
     return 1;
+}
+
+void wf_kernel_stack_bounds(void **lo, size_t *size)
+{
+    pthread_attr_t attr;
+    *lo = NULL;
+    *size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return;
+    pthread_attr_getstack(&attr, lo, size);
+    pthread_attr_destroy(&attr);
 }
 
 void wf_worker_notify(wf_worker *target, int stealable)
@@ -90,6 +102,7 @@ static wf_thread *find_work(wf_worker *w)
 void wf_idle_loop(void *arg)
 {
     wf_worker *w = arg;
+    wf_san_switch_finish(NULL);
     wf_run_post_switch(w); /* first entry: from a thread leaving worker 0 */
     for (;;) {
         wf_thread *t = find_work(w);
@@ -101,6 +114,7 @@ void wf_idle_loop(void *arg)
             break;
         idle_sleep(w);
     }
+    wf_san_switch_start(NULL, w->boot_lo, w->boot_size);
     wf_ctx_switch(&w->idle_ctx, &w->boot_ctx);
     wf_fatal("sched: idle loop resumed after shutdown");
 }
@@ -110,6 +124,7 @@ void wf_idle_loop(void *arg)
 static int worker_prepare(wf_worker *w)
 {
     w->tid = (pid_t)syscall(SYS_gettid);
+    wf_kernel_stack_bounds(&w->boot_lo, &w->boot_size);
     wf_worker_set_self(w);
     wf_topology_bind(w->index);
     int err = wf_altstack_setup(w);
@@ -125,7 +140,10 @@ static void *worker_main(void *arg)
         wf_fatal("sched: worker %d could not start", w->index);
     w->in_rt = 1;
     wf_timer_arm(w);
+    void *fake_stack = NULL;
+    wf_san_switch_start(&fake_stack, w->idle_stack.lo, w->idle_stack.size);
     wf_ctx_switch(&w->boot_ctx, &w->idle_ctx);
+    wf_san_switch_finish(fake_stack);
     wf_timer_delete(w);
     wf_altstack_teardown(w);
     wf_worker_set_self(NULL);
