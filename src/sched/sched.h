@@ -81,4 +81,36 @@ void **wf_thread_keys_slot(wf_thread *t);
  * One hook per layer; the sync layer uses it for key destructors. */
 void wf_sched_set_exit_hook(void (*fn)(wf_thread *t));
 
+/* ------------------------------------------------- hooks for upper layers */
+
+/* Upper layers (timers, the I/O server) plug into the scheduler's safe
+ * points through hooks; src/sched never includes them (STYLE.md §1).
+ * Every hook runs on a worker inside a critical section: it must not block
+ * or switch, and should return in well under a microsecond when idle. */
+typedef struct wf_sched_hooks {
+    /* At every context switch, on the context that resumes. */
+    void (*at_switch)(void);
+    /* While a worker spins idle, before it sleeps. Returns > 0 if it made
+     * something runnable (the worker then looks at its queues again). */
+    int (*idle_poll)(void);
+    /* Absolute CLOCK_MONOTONIC time (ns) an idle worker may sleep until
+     * before it must look again; -1 (WEFT_FOREVER) for no limit. */
+    int64_t (*idle_deadline)(void);
+} wf_sched_hooks;
+
+/* Register a set of hooks (any member may be NULL); kept until
+ * wf_sched_remove_hooks. At most 8 sets. Returns 0 or WEFT_EAGAIN. The
+ * struct must stay valid while registered. */
+int wf_sched_add_hooks(const wf_sched_hooks *h);
+void wf_sched_remove_hooks(const wf_sched_hooks *h);
+
+/* Wake one idle worker, if any is asleep, so it runs its hooks again (e.g.
+ * a timer earlier than every idle deadline was just armed). */
+void wf_sched_wake_idle(void);
+
+/* Futex helpers on a 32-bit word: sleep while *addr == val (until the
+ * absolute CLOCK_MONOTONIC `deadline_ns`, or forever if < 0); wake n. */
+void wf_futex_wait_until(uint32_t *addr, uint32_t val, int64_t deadline_ns);
+void wf_futex_wake(uint32_t *addr, int n);
+
 #endif /* WF_SCHED_H */

@@ -139,7 +139,11 @@ void wf_make_runnable(wf_thread *t, int urgent);
 void wf_requeue_prev(wf_thread *prev, void *arg);
 void wf_yield_in_rt(wf_worker *w, int min_prio, int preempted);
 void wf_futex_wait(uint32_t *addr, uint32_t val);
-void wf_futex_wake(uint32_t *addr, int n);
+
+/* hooks.c */
+void wf_hooks_at_switch(void);
+int wf_hooks_idle_poll(void);
+int64_t wf_hooks_idle_deadline(void);
 
 /* worker.c */
 int wf_workers_start(int nworkers);

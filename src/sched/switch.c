@@ -129,6 +129,7 @@ void wf_run_post_switch(wf_worker *w)
         prev->post_hook(prev, prev->post_arg);
     if (fn)
         fn(prev, arg);
+    wf_hooks_at_switch();
 }
 
 static wf_ctx *enter_thread(wf_worker *w, wf_thread *next)
@@ -258,6 +259,16 @@ void wf_futex_wait(uint32_t *addr, uint32_t val)
 void wf_futex_wake(uint32_t *addr, int n)
 {
     futex(addr, FUTEX_WAKE_PRIVATE, (uint32_t)n);
+}
+
+void wf_futex_wait_until(uint32_t *addr, uint32_t val, int64_t deadline_ns)
+{
+    if (deadline_ns < 0) {
+        wf_futex_wait(addr, val);
+        return;
+    }
+    struct timespec ts = { (time_t)(deadline_ns / 1000000000), (long)(deadline_ns % 1000000000) };
+    syscall(SYS_futex, addr, FUTEX_WAIT_BITSET_PRIVATE, val, &ts, NULL, FUTEX_BITSET_MATCH_ANY);
 }
 
 void wf_wait_init(wf_wait *w)

@@ -71,23 +71,31 @@ static int work_visible(wf_worker *w)
             ready > __atomic_load_n(&wf_g.nready_bound, __ATOMIC_SEQ_CST));
 }
 
+/* Sleep until woken or until the hooks' deadline (one futex wait: a
+ * spurious or timed-out return just sends the worker round its loop). */
 static void idle_sleep(wf_worker *w)
 {
     wf_timer_disarm(w);
     __atomic_store_n(&w->sleep_word, 1, __ATOMIC_SEQ_CST);
     if (!work_visible(w) && !__atomic_load_n(&wf_g.shutdown, __ATOMIC_SEQ_CST)) {
         w->stats.idle_sleeps++;
-        while (__atomic_load_n(&w->sleep_word, __ATOMIC_SEQ_CST))
-            wf_futex_wait(&w->sleep_word, 1);
+        wf_futex_wait_until(&w->sleep_word, 1, wf_hooks_idle_deadline());
     }
     __atomic_store_n(&w->sleep_word, 0, __ATOMIC_SEQ_CST);
     wf_timer_arm(w);
 }
 
+void wf_sched_wake_idle(void)
+{
+    for (int i = 0; i < wf_g.nworkers; i++)
+        if (wake_if_sleeping(wf_g.workers[i]))
+            return;
+}
+
 static wf_thread *find_work(wf_worker *w)
 {
     for (int spin = 0; spin < IDLE_SPINS; spin++) {
-        if (work_visible(w)) {
+        if (work_visible(w) || wf_hooks_idle_poll() > 0) {
             wf_thread *t = wf_pick_next(w, 0);
             if (t)
                 return t;

@@ -1,0 +1,76 @@
+/* The hooks through which upper layers (timers, the I/O server) run at the
+ * scheduler's safe points: every switch, idle spinning, idle sleeping.
+ *
+ * A small fixed table, written rarely (registration) and read on every
+ * switch. Readers take no lock: they read `count` (acquire) and the slots
+ * below it; a registration fills the slot before it publishes the count.
+ * Removal compacts the table under `lock` and is meant for shut-down, when
+ * no worker runs the hooks concurrently with it. With no hooks registered
+ * the cost per switch is one load and a branch.
+ */
+#include "sched/sched_internal.h"
+
+#define MAX_HOOK_SETS 8
+
+static const wf_sched_hooks *table[MAX_HOOK_SETS];
+static int count;
+static int lock;
+
+int wf_sched_add_hooks(const wf_sched_hooks *h)
+{
+    int err = 0;
+    wf_lock(&lock);
+    if (count == MAX_HOOK_SETS) {
+        err = WEFT_EAGAIN;
+    } else {
+        table[count] = h;
+        __atomic_store_n(&count, count + 1, __ATOMIC_RELEASE);
+    }
+    wf_unlock(&lock);
+    return err;
+}
+
+void wf_sched_remove_hooks(const wf_sched_hooks *h)
+{
+    wf_lock(&lock);
+    for (int i = 0; i < count; i++) {
+        if (table[i] != h)
+            continue;
+        for (int j = i; j + 1 < count; j++)
+            table[j] = table[j + 1];
+        __atomic_store_n(&count, count - 1, __ATOMIC_RELEASE);
+        break;
+    }
+    wf_unlock(&lock);
+}
+
+void wf_hooks_at_switch(void)
+{
+    int n = __atomic_load_n(&count, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        if (table[i]->at_switch)
+            table[i]->at_switch();
+}
+
+int wf_hooks_idle_poll(void)
+{
+    int n = __atomic_load_n(&count, __ATOMIC_ACQUIRE), found = 0;
+    for (int i = 0; i < n; i++)
+        if (table[i]->idle_poll)
+            found += table[i]->idle_poll() > 0;
+    return found;
+}
+
+int64_t wf_hooks_idle_deadline(void)
+{
+    int n = __atomic_load_n(&count, __ATOMIC_ACQUIRE);
+    int64_t earliest = -1;
+    for (int i = 0; i < n; i++) {
+        if (!table[i]->idle_deadline)
+            continue;
+        int64_t d = table[i]->idle_deadline();
+        if (d >= 0 && (earliest < 0 || d < earliest))
+            earliest = d;
+    }
+    return earliest;
+}
