@@ -6,5 +6,7 @@
 #include <weft/errno.h>
 #include <weft/thread.h>
 #include <weft/sync.h>
+#include <weft/timer.h>
+#include <weft/io.h>
 
 #endif /* WEFT_H */

@@ -123,8 +123,10 @@ static void on_tick(int sig, siginfo_t *si, void *uctx)
     int saved_errno = errno;
     wf_worker *w = wf_worker_self();
     wf_thread *cur = w ? w->current : NULL;
-    if (w)
+    if (w) {
         w->ticks_seen++;
+        __atomic_fetch_add(&wf_g.tick_count, 1, __ATOMIC_RELAXED);
+    }
     if (cur) {
         int kicked = w->preempt_now;
         w->preempt_now = 0;
@@ -233,6 +235,11 @@ void wf_preempt_kick_for(wf_worker *target, int prio)
             return;
         }
     }
+}
+
+uint64_t wf_sched_tick_count(void)
+{
+    return __atomic_load_n(&wf_g.tick_count, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------ public API */

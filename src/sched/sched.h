@@ -104,6 +104,10 @@ typedef struct wf_sched_hooks {
 int wf_sched_add_hooks(const wf_sched_hooks *h);
 void wf_sched_remove_hooks(const wf_sched_hooks *h);
 
+/* Scheduler ticks so far, over all workers (one per tick period per busy
+ * worker): the time base for "poll every k ticks". Context: any. */
+uint64_t wf_sched_tick_count(void);
+
 /* Wake one idle worker, if any is asleep, so it runs its hooks again (e.g.
  * a timer earlier than every idle deadline was just armed). */
 void wf_sched_wake_idle(void);

@@ -106,6 +106,7 @@ typedef struct wf_sched {
     int nready;               /* atomic: queued runnable threads */
     int nready_bound;         /* atomic: those of them bound to a worker */
     int nthreads;             /* atomic: ULTs alive or unjoined, main excluded */
+    uint64_t tick_count;      /* atomic: ticks delivered, all workers */
     uint64_t next_id;         /* atomic */
     int64_t quantum_ns;       /* default slice; 0: preemption off */
     int64_t tick_ns;          /* timer period */
