@@ -59,6 +59,8 @@ static void recompute_tick(void)
             tick = q;
     }
     wf_g.tick_ns = tick;
+    for (int p = 0; p < WEFT_NUM_PRIOS; p++)
+        wf_g.slice_ticks[p] = wf_slice_ticks(p);
 }
 
 int wf_slice_ticks(int prio)
@@ -98,7 +100,7 @@ static int preempting_level(wf_worker *w, wf_thread *cur, int kicked)
         return -1;
     if (best_local >= cur->prio || others)
         return cur->prio;
-    w->ticks_left = wf_slice_ticks(cur->prio); /* alone: a new slice */
+    w->ticks_left = wf_g.slice_ticks[cur->prio]; /* alone: a new slice */
     return -1;
 }
 

@@ -5,8 +5,9 @@
  * Design. Each worker owns one queue, guarded by a spin lock (w->rq_lock)
  * because other workers push into it (wake-ups) and steal from it. A lock
  * per queue keeps the code short and obviously correct; the lock is held
- * for a handful of instructions, inside a runtime critical section, so a
- * preempted holder cannot stall the others. A lock-free deque (Chase-Lev)
+ * for a handful of instructions. Every caller is already inside a runtime
+ * critical section (or is an external thread, which is never preempted by
+ * us), so the lock is a raw spin lock and a holder cannot be preempted. A lock-free deque (Chase-Lev)
  * would save ~20 ns per operation but makes priorities awkward.
  *
  * Priorities are strict within a worker: a level is served only when every
@@ -64,9 +65,9 @@ static int highest_level(unsigned mask)
 void wf_runq_push(wf_worker *w, wf_thread *t)
 {
     int p = t->queue_prio;
-    wf_lock(&w->rq_lock);
+    wf_spin_acquire(&w->rq_lock);
     list_append(&w->rq, t, p);
-    wf_unlock(&w->rq_lock);
+    wf_spin_release(&w->rq_lock);
     if (t->bound_worker >= 0)
         __atomic_fetch_add(&wf_g.nready_bound, 1, __ATOMIC_SEQ_CST);
     __atomic_fetch_add(&wf_g.nready, 1, __ATOMIC_SEQ_CST);
@@ -75,12 +76,12 @@ void wf_runq_push(wf_worker *w, wf_thread *t)
 static wf_thread *take_best(wf_worker *w, int min_prio, int skip_bound)
 {
     wf_thread *t = NULL;
-    wf_lock(&w->rq_lock);
+    wf_spin_acquire(&w->rq_lock);
     unsigned mask = w->rq.mask;
     for (int p = highest_level(mask); p >= min_prio && !t; p--)
         if (mask & (1u << p))
             t = list_take(&w->rq, p, skip_bound);
-    wf_unlock(&w->rq_lock);
+    wf_spin_release(&w->rq_lock);
     if (t) {
         __atomic_fetch_sub(&wf_g.nready, 1, __ATOMIC_SEQ_CST);
         if (t->bound_worker >= 0)

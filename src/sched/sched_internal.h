@@ -22,6 +22,7 @@
 #include "arch/ctx.h"
 #include "sched/sched.h"
 #include "sched/stack.h"
+#include "util/cpu.h"
 
 #define WF_NAME_MAX 32
 
@@ -112,6 +113,7 @@ typedef struct wf_sched {
     int64_t tick_ns;          /* timer period */
     int64_t prio_quantum[WEFT_NUM_PRIOS]; /* 0: the default quantum */
     int prio_sliced[WEFT_NUM_PRIOS];
+    int slice_ticks[WEFT_NUM_PRIOS];      /* derived: ticks per slice, 0 none */
     int bind_workers;
     void (*exit_hook)(wf_thread *t);
 } wf_sched;
@@ -125,7 +127,38 @@ void wf_worker_set_self(wf_worker *w);
 /* Bounds of the calling kernel thread's own stack. */
 void wf_kernel_stack_bounds(void **lo, size_t *size);
 
-/* runq.c */
+/* Critical sections for code that already holds the worker pointer and
+ * knows no switch happened since it read it (while in_rt > 0 a thread
+ * cannot be moved, so `w` stays right until the next voluntary switch). */
+void wf_take_deferred_preemption(wf_worker *w);
+
+static inline void wf_rt_enter_w(wf_worker *w)
+{
+    w->in_rt++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void wf_rt_leave_w(wf_worker *w)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (--w->in_rt == 0 && w->preempt_pending)
+        wf_take_deferred_preemption(w);
+}
+
+/* Raw spin lock for code already inside a critical section. */
+static inline void wf_spin_acquire(int *l)
+{
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(l, __ATOMIC_RELAXED))
+            wf_cpu_relax();
+}
+
+static inline void wf_spin_release(int *l)
+{
+    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+/* runq.c: callers are inside a critical section (or external threads). */
 void wf_runq_push(wf_worker *w, wf_thread *t);
 wf_thread *wf_runq_pop(wf_worker *w, int min_prio);
 wf_thread *wf_runq_steal(wf_worker *thief, int min_prio);

@@ -65,13 +65,11 @@ wf_thread *wf_self(void)
 void wf_rt_enter(void)
 {
     wf_worker *w = wf_worker_self();
-    if (!w)
-        return;
-    w->in_rt++;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (w)
+        wf_rt_enter_w(w);
 }
 
-static void take_deferred_preemption(wf_worker *w)
+void wf_take_deferred_preemption(wf_worker *w)
 {
     w->preempt_pending = 0;
     if (!w->current)
@@ -85,11 +83,8 @@ static void take_deferred_preemption(wf_worker *w)
 void wf_rt_leave(void)
 {
     wf_worker *w = wf_worker_self();
-    if (!w)
-        return;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (--w->in_rt == 0 && w->preempt_pending)
-        take_deferred_preemption(w);
+    if (w)
+        wf_rt_leave_w(w);
 }
 
 void wf_lock(int *l)
@@ -138,7 +133,7 @@ static wf_ctx *enter_thread(wf_worker *w, wf_thread *next)
         next->pre_hook(next, next->pre_arg);
     next->last_worker = w->index;
     w->preempt_pending = 0; /* a new slice starts */
-    w->ticks_left = wf_slice_ticks(next->prio);
+    w->ticks_left = wf_g.slice_ticks[next->prio];
     return &next->ctx;
 }
 
@@ -179,23 +174,22 @@ wf_thread *wf_pick_next(wf_worker *w, int min_prio)
     return t;
 }
 
-static wf_worker *home_for(wf_thread *t)
-{
-    if (t->bound_worker >= 0)
-        return wf_g.workers[t->bound_worker];
-    wf_worker *self = wf_worker_self();
-    return self ? self : wf_g.workers[t->last_worker];
-}
-
 void wf_make_runnable(wf_thread *t, int urgent)
 {
-    wf_worker *target = home_for(t);
+    wf_worker *self = wf_worker_self();
+    if (self)
+        wf_rt_enter_w(self);
+    wf_worker *target = t->bound_worker >= 0 ? wf_g.workers[t->bound_worker]
+                        : self                ? self
+                                              : wf_g.workers[t->last_worker];
     t->queue_prio = (urgent && t->prio < WEFT_PRIO_HIGH) ? WEFT_PRIO_HIGH : t->prio;
-    int qp = t->queue_prio;
-    wf_runq_push(target, t);
-    wf_worker_notify(target, t->bound_worker < 0);
+    int qp = t->queue_prio, stealable = t->bound_worker < 0;
+    wf_runq_push(target, t); /* t may run elsewhere from here on */
+    wf_worker_notify(target, stealable);
     if (urgent)
         wf_preempt_kick_for(target, qp);
+    if (self)
+        wf_rt_leave_w(self);
 }
 
 void wf_requeue_prev(wf_thread *prev, void *arg)
@@ -224,7 +218,7 @@ void wf_yield_in_rt(wf_worker *w, int min_prio, int preempted)
     wf_thread *next = preempted ? pick_after_preemption(w, min_prio)
                                 : wf_pick_next(w, min_prio);
     if (!next) {
-        w->ticks_left = wf_slice_ticks(self->prio);
+        w->ticks_left = wf_g.slice_ticks[self->prio];
         return;
     }
     if (preempted)
@@ -239,9 +233,11 @@ void weft_thread_yield(void)
         sched_yield();
         return;
     }
-    wf_rt_enter();
+    if (__atomic_load_n(&wf_g.nready, __ATOMIC_RELAXED) == 0)
+        return; /* nobody to yield to */
+    wf_rt_enter_w(w);
     wf_yield_in_rt(w, w->current->prio, 0);
-    wf_rt_leave();
+    wf_rt_leave_w(wf_worker_self());
 }
 
 /* ------------------------------------------------------------------ waits */
@@ -319,10 +315,10 @@ int wf_wait_block(wf_wait *wt, void (*release)(void *), void *arg)
         return wt->reason;
     }
     park_req req = { wt, release, arg };
-    wf_rt_enter();
     wf_worker *w = wf_worker_self();
+    wf_rt_enter_w(w);
     wf_switch(w, w->current, wf_pick_next(w, 0), park_post, &req);
-    wf_rt_leave();
+    wf_rt_leave_w(wf_worker_self());
     return wt->reason;
 }
 
