@@ -35,8 +35,10 @@ static size_t fmt_u64(char *buf, uint64_t v)
     return len;
 }
 
-static void report_overflow(const wf_thread *t)
+static void report_overflow(wf_thread *t)
 {
+    if (!t->name[0])
+        wf_thread_fill_name(t);
     char msg[128];
     size_t len = 0;
     const char *parts[] = { "weft: stack overflow in thread ", t->name, " (id " };

@@ -73,6 +73,16 @@ void wf_runq_push(wf_worker *w, wf_thread *t)
     __atomic_fetch_add(&wf_g.nready, 1, __ATOMIC_SEQ_CST);
 }
 
+static void account_taken(wf_thread *t)
+{
+    __atomic_fetch_sub(&wf_g.nready, 1, __ATOMIC_RELAXED);
+    if (t->bound_worker >= 0)
+        __atomic_fetch_sub(&wf_g.nready_bound, 1, __ATOMIC_RELAXED);
+    t->queue_prio = t->prio;
+}
+
+/* The best thread at a level >= min_prio; thieves skip bound threads, so
+ * they may have to look below the best level. */
 static wf_thread *take_best(wf_worker *w, int min_prio, int skip_bound)
 {
     wf_thread *t = NULL;
@@ -82,20 +92,25 @@ static wf_thread *take_best(wf_worker *w, int min_prio, int skip_bound)
         if (mask & (1u << p))
             t = list_take(&w->rq, p, skip_bound);
     wf_spin_release(&w->rq_lock);
-    if (t) {
-        __atomic_fetch_sub(&wf_g.nready, 1, __ATOMIC_SEQ_CST);
-        if (t->bound_worker >= 0)
-            __atomic_fetch_sub(&wf_g.nready_bound, 1, __ATOMIC_SEQ_CST);
-        t->queue_prio = t->prio;
-    }
+    if (t)
+        account_taken(t);
     return t;
 }
 
+/* The owner's pop: the head of the best level, no search. */
 wf_thread *wf_runq_pop(wf_worker *w, int min_prio)
 {
     if (__atomic_load_n(&w->rq.len, __ATOMIC_RELAXED) == 0)
         return NULL;
-    return take_best(w, min_prio, 0);
+    wf_thread *t = NULL;
+    wf_spin_acquire(&w->rq_lock);
+    int p = highest_level(w->rq.mask);
+    if (p >= min_prio)
+        t = list_take(&w->rq, p, 0);
+    wf_spin_release(&w->rq_lock);
+    if (t)
+        account_taken(t);
+    return t;
 }
 
 wf_thread *wf_runq_steal(wf_worker *thief, int min_prio)

@@ -106,6 +106,7 @@ typedef struct wf_sched {
     int shutdown;             /* atomic */
     int nready;               /* atomic: queued runnable threads */
     int nready_bound;         /* atomic: those of them bound to a worker */
+    int nsleeping;            /* atomic: workers asleep (or about to be) */
     int nthreads;             /* atomic: ULTs alive or unjoined, main excluded */
     uint64_t tick_count;      /* atomic: ticks delivered, all workers */
     uint64_t next_id;         /* atomic */
@@ -216,6 +217,8 @@ void wf_altstack_teardown(wf_worker *w);
 /* thread.c */
 wf_thread *wf_thread_new_main(void);
 void wf_thread_free(wf_thread *t);
+/* Give an unnamed thread its default name "ult-<id>". Signal-safe. */
+void wf_thread_fill_name(wf_thread *t);
 
 /* init.c */
 void wf_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -33,12 +33,31 @@ void weft_thread_attr_init(weft_thread_attr *attr)
     attr->detached = 0;
 }
 
+/* Unnamed threads get "ult-<id>" when the name is first asked for: a
+ * snprintf per creation would cost more than the rest of create+join. */
 static void set_name(wf_thread *t, const char *name)
 {
     if (name)
         snprintf(t->name, sizeof t->name, "%s", name);
     else
-        snprintf(t->name, sizeof t->name, "ult-%llu", (unsigned long long)t->id);
+        t->name[0] = '\0';
+}
+
+void wf_thread_fill_name(wf_thread *t)
+{
+    char digits[24];
+    int n = 0;
+    uint64_t id = t->id;
+    do {
+        digits[n++] = (char)('0' + id % 10);
+        id /= 10;
+    } while (id);
+    char *p = t->name;
+    memcpy(p, "ult-", 4);
+    p += 4;
+    while (n)
+        *p++ = digits[--n];
+    *p = '\0';
 }
 
 static wf_thread *thread_alloc(const char *name, int prio)
@@ -239,7 +258,11 @@ uint64_t weft_thread_id(weft_thread_t t)
 
 const char *weft_thread_name(weft_thread_t t)
 {
-    return t ? t->name : NULL;
+    if (!t)
+        return NULL;
+    if (!t->name[0])
+        wf_thread_fill_name(t);
+    return t->name;
 }
 
 int weft_thread_set_name(weft_thread_t t, const char *name)

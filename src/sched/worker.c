@@ -12,9 +12,12 @@
  * The idle loop always holds one critical-section level (see switch.c).
  *
  * Sleep and wake without lost wake-ups (a Dekker pair, both seq_cst):
- *   sleeper: sleep_word = 1; then re-check nready; sleep while sleep_word==1
- *   waker:   nready++ (runq push); then if sleep_word == 1 -> 0 and wake.
- * At least one of the two sees the other's store. A thread queued on a
+ *   sleeper: nsleeping++, sleep_word = 1; then re-check nready; sleep while
+ *            sleep_word == 1
+ *   waker:   nready++ (runq push); then if nsleeping > 0, find a worker with
+ *            sleep_word == 1, set it to 0 and wake it.
+ * At least one of the two sees the other's store. The nsleeping counter
+ * makes the common case (nobody asleep) one load. A thread queued on a
  * busy worker also wakes one sleeping worker, so that it can be stolen.
  *
  * Shutdown: weft_fini() sets wf_g.shutdown and wakes everyone; a worker
@@ -56,6 +59,8 @@ void wf_kernel_stack_bounds(void **lo, size_t *size)
 
 void wf_worker_notify(wf_worker *target, int stealable)
 {
+    if (__atomic_load_n(&wf_g.nsleeping, __ATOMIC_SEQ_CST) == 0)
+        return;
     if (wake_if_sleeping(target) || !stealable)
         return;
     for (int i = 1; i < wf_g.nworkers; i++)
@@ -76,12 +81,14 @@ static int work_visible(wf_worker *w)
 static void idle_sleep(wf_worker *w)
 {
     wf_timer_disarm(w);
+    __atomic_fetch_add(&wf_g.nsleeping, 1, __ATOMIC_SEQ_CST);
     __atomic_store_n(&w->sleep_word, 1, __ATOMIC_SEQ_CST);
     if (!work_visible(w) && !__atomic_load_n(&wf_g.shutdown, __ATOMIC_SEQ_CST)) {
         w->stats.idle_sleeps++;
         wf_futex_wait_until(&w->sleep_word, 1, wf_hooks_idle_deadline());
     }
     __atomic_store_n(&w->sleep_word, 0, __ATOMIC_SEQ_CST);
+    __atomic_fetch_sub(&wf_g.nsleeping, 1, __ATOMIC_SEQ_CST);
     wf_timer_arm(w);
 }
 
