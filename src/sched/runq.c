@@ -113,6 +113,28 @@ wf_thread *wf_runq_pop(wf_worker *w, int min_prio)
     return t;
 }
 
+wf_thread *wf_runq_swap(wf_worker *w, wf_thread *self, int min_prio)
+{
+    if (__atomic_load_n(&w->rq.len, __ATOMIC_RELAXED) == 0)
+        return NULL;
+    wf_thread *t = NULL;
+    wf_spin_acquire(&w->rq_lock);
+    int p = highest_level(w->rq.mask);
+    if (p >= min_prio) {
+        t = list_take(&w->rq, p, 0);
+        self->queue_prio = self->prio;
+        list_append(&w->rq, self, self->prio);
+    }
+    wf_spin_release(&w->rq_lock);
+    if (!t)
+        return NULL;
+    t->queue_prio = t->prio; /* nready unchanged: one out, one in */
+    int bound_delta = (self->bound_worker >= 0) - (t->bound_worker >= 0);
+    if (bound_delta)
+        __atomic_fetch_add(&wf_g.nready_bound, bound_delta, __ATOMIC_SEQ_CST);
+    return t;
+}
+
 wf_thread *wf_runq_steal(wf_worker *thief, int min_prio)
 {
     int n = wf_g.nworkers;

@@ -41,6 +41,8 @@ struct weft_thread {
     int prio;                 /* WEFT_PRIO_* */
     int queue_prio;           /* level it was queued at (raised by urgent wakes) */
     int bound_worker;         /* -1: may run anywhere */
+    int switching;            /* atomic: queued by a swap-yield, registers
+                                 not saved yet (switch.c) */
     int last_worker;
     uint32_t flags;           /* WF_T_*; guarded by join_lock after start */
     void *(*fn)(void *);
@@ -163,6 +165,9 @@ static inline void wf_spin_release(int *l)
 void wf_runq_push(wf_worker *w, wf_thread *t);
 wf_thread *wf_runq_pop(wf_worker *w, int min_prio);
 wf_thread *wf_runq_steal(wf_worker *thief, int min_prio);
+/* Take the best local thread of level >= min_prio and queue `self` in the
+ * same lock hold; NULL (and nothing queued) if there is none. */
+wf_thread *wf_runq_swap(wf_worker *w, wf_thread *self, int min_prio);
 int wf_runq_best_prio(wf_worker *w); /* -1 if empty; racy snapshot */
 
 /* switch.c */

@@ -156,6 +156,8 @@ void wf_switch(wf_worker *w, wf_thread *prev, wf_thread *next,
     w->post_arg = arg;
     wf_ctx *from = prev ? &prev->ctx : &w->idle_ctx;
     wf_ctx *to = next ? enter_thread(w, next) : &w->idle_ctx;
+    while (next && __atomic_load_n(&next->switching, __ATOMIC_ACQUIRE))
+        wf_cpu_relax(); /* stolen in the middle of a swap-yield */
     w->current = next;
     w->stats.switches++;
     void *fake_stack = NULL;
@@ -212,9 +214,38 @@ static wf_thread *pick_after_preemption(wf_worker *w, int min_prio)
 
 /* Switch to a runnable thread of priority >= min_prio, if any; the caller
  * is requeued. Called with in_rt >= 1. */
+/* Post-switch action of a swap-yield: the yielder is in the queue already
+ * (wf_runq_swap); now that its registers are saved, let it be run. */
+static void finish_swap(wf_thread *prev, void *arg)
+{
+    (void)arg;
+    __atomic_store_n(&prev->switching, 0, __ATOMIC_RELEASE);
+}
+
+/* A voluntary yield to a local thread swaps places with it under one lock
+ * hold, instead of a pop now and a push after the switch. The yielder is
+ * queued before its registers are saved, flagged `switching`, and whoever
+ * picks it (a thief) waits for the flag to clear (wf_switch). The flag
+ * clears a few instructions after the swap; the wait is practically never
+ * taken. Sleeping workers are not woken for the requeued yielder: this
+ * worker itself will run it. */
+static int yield_by_swap(wf_worker *w, wf_thread *self, int min_prio)
+{
+    __atomic_store_n(&self->switching, 1, __ATOMIC_RELAXED);
+    wf_thread *next = wf_runq_swap(w, self, min_prio);
+    if (!next) {
+        __atomic_store_n(&self->switching, 0, __ATOMIC_RELAXED);
+        return 0;
+    }
+    wf_switch(w, self, next, finish_swap, NULL);
+    return 1;
+}
+
 void wf_yield_in_rt(wf_worker *w, int min_prio, int preempted)
 {
     wf_thread *self = w->current;
+    if (!preempted && yield_by_swap(w, self, min_prio))
+        return;
     wf_thread *next = preempted ? pick_after_preemption(w, min_prio)
                                 : wf_pick_next(w, min_prio);
     if (!next) {
