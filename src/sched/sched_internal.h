@@ -95,6 +95,8 @@ typedef struct wf_worker {
     void *altstack;
     stack_t old_altstack;     /* restored when the worker stops */
     weft_sched_stats stats;
+    wf_thread *tcache;        /* finished threads kept with their stacks */
+    int tcache_len;           /* (owner only, inside a critical section) */
 } wf_worker;
 
 typedef struct wf_sched {
@@ -222,6 +224,7 @@ void wf_altstack_teardown(wf_worker *w);
 /* thread.c */
 wf_thread *wf_thread_new_main(void);
 void wf_thread_free(wf_thread *t);
+void wf_thread_cache_drain(wf_worker *w);
 /* Give an unnamed thread its default name "ult-<id>". Signal-safe. */
 void wf_thread_fill_name(wf_thread *t);
 

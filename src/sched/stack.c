@@ -206,7 +206,7 @@ int wf_stack_alloc(wf_stack *s, size_t size)
 /* A thread that ends by switching away never unwinds its frames, so under
  * AddressSanitizer their redzones stay poisoned; clear them before the
  * stack serves another thread. */
-static void forget_frames(wf_stack *s)
+void wf_stack_forget_frames(wf_stack *s)
 {
 #ifdef STACK_ASAN
     __asan_unpoison_memory_region(s->lo, s->size);
@@ -219,7 +219,7 @@ void wf_stack_free(wf_stack *s)
 {
     if (s->map == NULL)
         return;
-    forget_frames(s);
+    wf_stack_forget_frames(s);
     if (!pool_put(s->map, s->size))
         munmap(s->map, s->map_len);
     memset(s, 0, sizeof *s);

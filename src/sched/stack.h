@@ -18,6 +18,11 @@ typedef struct wf_stack {
  * handlers. */
 int wf_stack_alloc(wf_stack *s, size_t size);
 
+/* Forget the frames of a thread that ended by switching away (under
+ * AddressSanitizer their redzones stay poisoned otherwise), before the
+ * stack serves another thread without going through the pool. */
+void wf_stack_forget_frames(wf_stack *s);
+
 /* Return a stack to the pool (or unmap it when the pool is full) and zero
  * *s; freeing a zeroed wf_stack does nothing. Thread-safe. */
 void wf_stack_free(wf_stack *s);

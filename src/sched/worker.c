@@ -181,6 +181,7 @@ static wf_worker *worker_new(int index)
 
 static void worker_free(wf_worker *w)
 {
+    wf_thread_cache_drain(w);
     wf_stack_free(&w->idle_stack);
     free(w);
 }
