@@ -110,10 +110,47 @@ static int start_runtime(int nworkers)
     return 0;
 }
 
+static int init_locked(void);
+
+/* In a child of fork() only the forking thread exists: the workers, their
+ * timers and every other ULT are gone. Forget them (their memory is
+ * abandoned) so that the child sees an uninitialised runtime and may call
+ * weft_init() again, or simply exec. */
+static void forget_runtime_in_child(void)
+{
+    if (!wf_g.initialized)
+        return;
+    wf_worker_set_self(NULL);
+    wf_g.initialized = 0;
+    wf_g.workers = NULL;
+    wf_g.nworkers = 0;
+    wf_g.main_thread = NULL;
+    wf_g.nready = wf_g.nready_bound = wf_g.nsleeping = wf_g.nthreads = 0;
+    wf_g.shutdown = 0;
+    wf_topology_forget();
+}
+
+static void register_fork_handler(void)
+{
+    pthread_atfork(NULL, NULL, forget_runtime_in_child);
+}
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
 int weft_init(void)
 {
-    if (wf_g.initialized)
+    if (__atomic_load_n(&wf_g.initialized, __ATOMIC_ACQUIRE))
         return 0;
+    pthread_once(&fork_once, register_fork_handler);
+    pthread_mutex_lock(&init_lock);
+    int err = wf_g.initialized ? 0 : init_locked();
+    pthread_mutex_unlock(&init_lock);
+    return err;
+}
+
+static int init_locked(void)
+{
     int nworkers, err = wf_topology_init();
     if (err || (err = read_config(&nworkers)) != 0)
         return err;
@@ -126,7 +163,7 @@ int weft_init(void)
         goto fail_start;
     wf_g.init_pthread = pthread_self();
     __atomic_store_n(&wf_g.shutdown, 0, __ATOMIC_SEQ_CST);
-    wf_g.initialized = 1;
+    __atomic_store_n(&wf_g.initialized, 1, __ATOMIC_RELEASE);
     wf_timer_arm(wf_g.workers[0]);
     return 0;
 fail_start:

@@ -199,6 +199,7 @@ int wf_topology_default_workers(void);
 void wf_topology_bind(int worker_index);
 void wf_topology_unbind_caller(void);
 void wf_topology_fini(void);
+void wf_topology_forget(void);
 
 /* preempt.c */
 int wf_preempt_install(void);

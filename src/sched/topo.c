@@ -66,6 +66,12 @@ void wf_topology_unbind_caller(void)
     saved_caller_set = NULL;
 }
 
+void wf_topology_forget(void)
+{
+    have_topo = 0; /* after fork: the old topology is abandoned, not freed */
+    saved_caller_set = NULL;
+}
+
 void wf_topology_fini(void)
 {
     if (!have_topo)
