@@ -74,3 +74,52 @@ int64_t wf_hooks_idle_deadline(void)
     }
     return earliest;
 }
+
+/* ------------------------------------------------------ weft_fini hooks */
+
+static int (*fini_table[MAX_HOOK_SETS])(void);
+static int fini_count;
+
+int wf_sched_add_fini_hook(int (*fn)(void))
+{
+    int err = 0;
+    wf_lock(&lock);
+    int i = 0;
+    while (i < fini_count && fini_table[i] != fn)
+        i++;
+    if (i == MAX_HOOK_SETS)
+        err = WEFT_EAGAIN;
+    else if (i == fini_count)
+        fini_table[fini_count++] = fn;
+    wf_unlock(&lock);
+    return err;
+}
+
+void wf_sched_remove_fini_hook(int (*fn)(void))
+{
+    wf_lock(&lock);
+    for (int i = 0; i < fini_count; i++) {
+        if (fini_table[i] != fn)
+            continue;
+        for (int j = i; j + 1 < fini_count; j++)
+            fini_table[j] = fini_table[j + 1];
+        fini_count--;
+        break;
+    }
+    wf_unlock(&lock);
+}
+
+/* A hook may remove itself (and others) while stopping: run a snapshot. */
+int wf_hooks_at_fini(void)
+{
+    int (*snap[MAX_HOOK_SETS])(void);
+    wf_lock(&lock);
+    int n = fini_count;
+    for (int i = 0; i < n; i++)
+        snap[i] = fini_table[i];
+    wf_unlock(&lock);
+    for (int i = 0; i < n; i++)
+        if (snap[i]() != 0)
+            return WEFT_EBUSY;
+    return 0;
+}

@@ -180,6 +180,8 @@ int weft_fini(void)
     wf_thread *self = wf_self();
     if (!self || self != wf_g.main_thread)
         return WEFT_EPERM;
+    if (wf_hooks_at_fini() != 0)
+        return WEFT_EBUSY;
     if (__atomic_load_n(&wf_g.nthreads, __ATOMIC_SEQ_CST) != 0)
         return WEFT_EBUSY;
     wf_rt_enter();

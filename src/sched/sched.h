@@ -108,6 +108,18 @@ void wf_sched_remove_hooks(const wf_sched_hooks *h);
  * worker): the time base for "poll every k ticks". Context: any. */
 uint64_t wf_sched_tick_count(void);
 
+/* Register fn to be called by weft_fini() on the main thread, while the
+ * workers still run and before it checks that no thread is left: the layer
+ * stops the ULTs it owns (pooled helpers, which would otherwise count as
+ * threads left behind) and its helper kernel threads, and frees what it
+ * can. fn returns 0, or WEFT_EBUSY if the layer still has work (weft_fini
+ * then fails with WEFT_EBUSY). fn runs outside any critical section and
+ * may block; a layer stopped by it starts again lazily if used after a
+ * failed weft_fini. Registering the same fn twice keeps one entry. At most
+ * 8 functions. Returns 0 or WEFT_EAGAIN. */
+int wf_sched_add_fini_hook(int (*fn)(void));
+void wf_sched_remove_fini_hook(int (*fn)(void));
+
 /* Wake one idle worker, if any is asleep, so it runs its hooks again (e.g.
  * a timer earlier than every idle deadline was just armed). */
 void wf_sched_wake_idle(void);

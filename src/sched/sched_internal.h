@@ -85,6 +85,7 @@ typedef struct wf_worker {
     volatile int preempt_pending; /* a tick found us in a critical section */
     volatile int preempt_now; /* a higher-priority thread asks for the CPU */
     int ticks_left;           /* ticks before the current slice ends */
+    int steal_first;          /* alternates at each preemption (switch.c) */
     volatile uint64_t ticks_seen; /* handler runs on this kernel thread (eintr.c) */
     int rq_lock;
     wf_runq rq;
@@ -186,6 +187,7 @@ void wf_futex_wait(uint32_t *addr, uint32_t val);
 void wf_hooks_at_switch(void);
 int wf_hooks_idle_poll(void);
 int64_t wf_hooks_idle_deadline(void);
+int wf_hooks_at_fini(void);
 
 /* worker.c */
 int wf_workers_start(int nworkers);

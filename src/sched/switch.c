@@ -200,20 +200,22 @@ void wf_requeue_prev(wf_thread *prev, void *arg)
     wf_make_runnable(prev, 0);
 }
 
-/* A preempted thread's worker looks at the other queues first: a worker
- * blocked in a system call (or busy with one long thread) would otherwise
- * keep its queue to itself, and two threads could share a CPU forever
- * while others starve. Voluntary yields stay local (cheaper, warmer). */
+/* After a preemption the worker alternates between its own queue first
+ * and the other queues first. Always local-first lets a worker blocked in a
+ * system call (or busy with one long thread) keep its queue to itself while
+ * two threads share this CPU forever; always steal-first starves threads
+ * that only this worker may run (the main thread, bound to worker 0) as
+ * long as the other queues are never empty. Alternating bounds both waits
+ * to about two passes over the queues. Voluntary yields stay local. */
 static wf_thread *pick_after_preemption(wf_worker *w, int min_prio)
 {
     wf_thread *t = NULL;
-    if (__atomic_load_n(&wf_g.nready, __ATOMIC_RELAXED) > w->rq.len)
+    w->steal_first = !w->steal_first;
+    if (w->steal_first && __atomic_load_n(&wf_g.nready, __ATOMIC_RELAXED) > w->rq.len)
         t = wf_runq_steal(w, min_prio);
-    return t ? t : wf_runq_pop(w, min_prio);
+    return t ? t : wf_pick_next(w, min_prio);
 }
 
-/* Switch to a runnable thread of priority >= min_prio, if any; the caller
- * is requeued. Called with in_rt >= 1. */
 /* Post-switch action of a swap-yield: the yielder is in the queue already
  * (wf_runq_swap); now that its registers are saved, let it be run. */
 static void finish_swap(wf_thread *prev, void *arg)

@@ -132,9 +132,9 @@ static wf_thread *thread_alloc(size_t stack_size)
     return t;
 }
 
-static void thread_init(wf_thread *t, const char *name, int prio)
+static void thread_init(wf_thread *t, uint64_t id, const char *name, int prio)
 {
-    t->id = __atomic_fetch_add(&wf_g.next_id, 1, __ATOMIC_RELAXED);
+    t->id = id;
     t->prio = t->queue_prio = prio;
     t->bound_worker = -1;
     set_name(t, name);
@@ -145,8 +145,7 @@ wf_thread *wf_thread_new_main(void)
     wf_thread *t = thread_alloc(0);
     if (!t)
         return NULL;
-    thread_init(t, NULL, WEFT_PRIO_DEFAULT);
-    t->id = 1; /* the main thread is always 1; others count from 2 */
+    thread_init(t, 1, NULL, WEFT_PRIO_DEFAULT); /* the main thread is always 1; others count from 2 */
     set_name(t, "main");
     t->flags = WF_T_MAIN;
     return t;
@@ -245,7 +244,8 @@ int weft_thread_create(weft_thread_t *out, const weft_thread_attr *attr,
     wf_thread *t = thread_alloc(size);
     if (!t)
         return WEFT_ENOMEM;
-    thread_init(t, a->name, a->priority);
+    thread_init(t, __atomic_fetch_add(&wf_g.next_id, 1, __ATOMIC_RELAXED), a->name,
+                a->priority);
     t->fn = fn;
     t->arg = arg;
     t->flags = a->detached ? WF_T_DETACHED : 0;
