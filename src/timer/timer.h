@@ -16,6 +16,11 @@
  *
  * Only one waker wins a wf_wait (sched.h), so a timeout and a real wake-up
  * never both take effect.
+ *
+ * Precision: the expiry is detected at the next context switch or idle
+ * check of any worker, or by the timer service thread (a kernel thread
+ * sleeping until the earliest deadline with 1 ns timer slack), whichever
+ * comes first; typically 5-30 us late, never early.
  */
 #ifndef WF_TIMER_H
 #define WF_TIMER_H
@@ -25,18 +30,27 @@
 
 #include "sched/sched.h"
 
+/* A node of the timer queues (a 4-ary min-heap per clock), embedded in
+ * every timed object. Private to src/timer/. */
+typedef struct wf_tnode {
+    int64_t deadline; /* on its queue's clock, ns */
+    uint64_t seq;     /* arming order: equal deadlines fire first-armed first */
+    int64_t index;    /* slot in the heap, -1 while not queued */
+    uint32_t type;    /* what it is (timeout or event), for the firing code */
+    uint32_t queue;   /* weft_event_queue */
+} wf_tnode;
+
 typedef struct wf_timeout {
-    /* private: a node of the timer structure */
-    int64_t deadline;
-    void *node[4];
-    int64_t index;
+    /* private */
+    wf_tnode node;
     wf_wait *wait;
-    uint32_t state;
+    uint32_t state; /* atomic: idle, armed, firing, fired, stopped */
 } wf_timeout;
 
 /* Arm `t` to wake `w` with WEFT_ETIMEDOUT at `deadline` (CLOCK_MONOTONIC
  * ns). deadline < 0 (WEFT_FOREVER) arms nothing. A deadline already past
- * wakes at once. Context: ULT or external. Blocks: no. */
+ * wakes at once. Aborts with a message if the timer queue cannot grow (out
+ * of memory). Context: ULT or external. Blocks: no. */
 void wf_timeout_start(wf_timeout *t, wf_wait *w, int64_t deadline);
 
 /* Disarm `t`. Returns 1 if it had not fired, 0 if it fired (or was never
