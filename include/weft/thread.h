@@ -38,7 +38,8 @@ int weft_init(void);
 /* Stop the runtime: workers exit and their resources are released. Must be
  * called by the thread that called weft_init(). Other ULTs must have exited
  * (join them first).
- * Errors: WEFT_EBUSY (other threads still exist; nothing is stopped),
+ * Errors: WEFT_EBUSY (other threads still exist, timed events are pending
+ * or an event host thread is running one; nothing is stopped),
  * WEFT_EPERM (called from another thread), WEFT_ESTATE (not initialised).
  * Context: the initial ULT. Blocks: no. */
 int weft_fini(void);

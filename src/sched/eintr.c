@@ -9,12 +9,15 @@
  * busy worker would see EINTR (or a short sleep) caused by Weft.
  *
  * Weft therefore defines the sleep calls itself (libweft comes before libc
- * in the link order, so the program's calls reach these): each turns a
- * relative sleep into an absolute CLOCK_MONOTONIC deadline and sleeps again
- * when the interruption was one of our ticks (the worker's ticks_seen
- * counter moved while it slept). An interruption by any other signal is
- * returned to the caller as usual, with the time left. Calls from kernel
- * threads that are not workers receive no ticks and are passed through.
+ * in the link order, so the program's calls reach these). Called by a ULT,
+ * a relative sleep (or an absolute one on CLOCK_MONOTONIC) goes to the
+ * timer layer's sleep hook: only the ULT sleeps, its worker runs others
+ * (so a signal handler cannot cut such a sleep short). Otherwise the sleep
+ * becomes an absolute CLOCK_MONOTONIC deadline, slept again when the
+ * interruption was one of our ticks (the worker's ticks_seen counter moved
+ * while it slept); an interruption by any other signal is returned to the
+ * caller as usual, with the time left. Calls from kernel threads that are
+ * not workers receive no ticks and are passed through.
  * poll, select and epoll_wait are left to the I/O server (weft_fd_wait and
  * friends), which waits without blocking the worker at all.
  */
@@ -69,11 +72,37 @@ static int sleep_until(clockid_t clk, const struct timespec *deadline)
     }
 }
 
+static int (*ult_sleep_hook)(int64_t deadline_ns);
+
+void wf_sched_set_sleep_hook(int (*sleep_until)(int64_t deadline_ns))
+{
+    ult_sleep_hook = sleep_until;
+}
+
+static int64_t ts_ns(const struct timespec *t)
+{
+    return (int64_t)t->tv_sec * NS_PER_S + t->tv_nsec;
+}
+
+/* A ULT's sleep through the timer layer: 1 if done, 0 if not applicable. */
+static int ult_sleep(clockid_t clk, int flags, const struct timespec *req)
+{
+    int absolute = flags & TIMER_ABSTIME;
+    if (!ult_sleep_hook || !wf_self() || (absolute && clk != CLOCK_MONOTONIC))
+        return 0;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    ult_sleep_hook(absolute ? ts_ns(req) : ts_ns(&now) + ts_ns(req));
+    return 1;
+}
+
 int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,
                     struct timespec *rem)
 {
     if (!req || req->tv_nsec < 0 || req->tv_nsec >= NS_PER_S || req->tv_sec < 0)
         return EINVAL;
+    if (ult_sleep(clk, flags, req))
+        return 0;
     if (flags & TIMER_ABSTIME)
         return sleep_until(clk, req);
     struct timespec now;

@@ -87,12 +87,28 @@ static const void *interrupted_pc(void *uctx)
 #endif
 }
 
-/* Lowest level that may take the CPU from `cur` now, or -1: none may. */
+/* Best level queued on any other worker (stealable or not: a snapshot). */
+static int best_remote_level(wf_worker *w)
+{
+    int best = -1;
+    for (int i = 0; i < wf_g.nworkers; i++) {
+        int p = wf_g.workers[i] == w ? -1 : wf_runq_best_prio(wf_g.workers[i]);
+        if (p > best)
+            best = p;
+    }
+    return best;
+}
+
+/* Lowest level that may take the CPU from `cur` now, or -1: none may.
+ * A higher level queued anywhere preempts at the next tick, so an urgent
+ * thread queued on a worker the kernel has descheduled waits one tick, not
+ * the rest of somebody's slice. */
 static int preempting_level(wf_worker *w, wf_thread *cur, int kicked)
 {
     int best_local = wf_runq_best_prio(w);
     int others = __atomic_load_n(&wf_g.nready, __ATOMIC_RELAXED) > w->rq.len;
-    if (best_local > cur->prio || (kicked && others))
+    if (best_local > cur->prio || (kicked && others) ||
+        (others && best_remote_level(w) > cur->prio))
         return cur->prio + 1;
     if (!wf_g.prio_sliced[cur->prio] || wf_g.tick_ns == 0)
         return -1;

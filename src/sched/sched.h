@@ -124,6 +124,12 @@ void wf_sched_remove_fini_hook(int (*fn)(void));
  * a timer earlier than every idle deadline was just armed). */
 void wf_sched_wake_idle(void);
 
+/* How a ULT sleeps until an absolute CLOCK_MONOTONIC deadline without
+ * holding its worker; the timer layer plugs it in at load time, and the C
+ * library's sleeps (nanosleep, usleep, sleep, clock_nanosleep) called by a
+ * ULT are routed through it (eintr.c). NULL: they block the worker. */
+void wf_sched_set_sleep_hook(int (*sleep_until)(int64_t deadline_ns));
+
 /* Futex helpers on a 32-bit word: sleep while *addr == val (until the
  * absolute CLOCK_MONOTONIC `deadline_ns`, or forever if < 0); wake n. */
 void wf_futex_wait_until(uint32_t *addr, uint32_t val, int64_t deadline_ns);

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #include "sched/sched_internal.h"
@@ -139,6 +140,7 @@ void wf_idle_loop(void *arg)
 static int worker_prepare(wf_worker *w)
 {
     w->tid = (pid_t)syscall(SYS_gettid);
+    prctl(PR_SET_TIMERSLACK, 1UL); /* precise futex/epoll timeouts when idle */
     wf_kernel_stack_bounds(&w->boot_lo, &w->boot_size);
     wf_worker_set_self(w);
     wf_topology_bind(w->index);

@@ -139,6 +139,17 @@ int weft_sleep_until(int64_t deadline)
     return 0;
 }
 
+/* The C library's sleeps called by ULTs come here (src/sched/eintr.c). */
+static int sleep_hook(int64_t deadline_ns)
+{
+    return weft_sleep_until(deadline_ns);
+}
+
+__attribute__((constructor)) static void plug_sleep_hook(void)
+{
+    wf_sched_set_sleep_hook(sleep_hook);
+}
+
 int weft_sleep(int64_t ns)
 {
     if (ns <= 0)
