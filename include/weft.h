@@ -8,5 +8,7 @@
 #include <weft/sync.h>
 #include <weft/timer.h>
 #include <weft/io.h>
+#include <weft/signal.h>
+#include <weft/cont.h>
 
 #endif /* WEFT_H */

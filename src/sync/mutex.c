@@ -9,6 +9,16 @@
  *            nobody else (at most one waiter is in flight)
  *   HANDOFF  starvation mode: unlock hands the mutex straight to the
  *            oldest waiter and nobody barges
+ *   POSTED   continuations were posted on the mutex while it was held
+ *            (weft_mutex_lock_or_post, src/cont/; protocol in sync/sync.h):
+ *            unlock runs them, still holding the mutex, before releasing
+ *            it. Posters set it only while LOCKED. An unlock clears it and
+ *            runs the posts; if more keep coming it runs them again, but
+ *            after POSTED_ROUNDS rounds, when others wait for the mutex,
+ *            it releases the mutex with POSTED still set: the next owner
+ *            (a woken waiter or a barger) runs them at its own unlock.
+ *            So POSTED implies LOCKED or WAITERS, and a stream of posts
+ *            cannot keep the mutex from its waiters.
  * Fast paths are one CAS each: lock 0 -> LOCKED, unlock LOCKED -> 0.
  *
  * Normal mode: unlock clears LOCKED and, if waiters exist and none is in
@@ -49,17 +59,19 @@
  * Locks: m->waiters.lock guards the queue and every change of WAITERS and
  * HANDOFF; LOCKED and WAKING change by CAS, with or without it.
  */
+#include "sync/sync.h"
 #include "sync/sync_int.h"
 #include "sync/waitq.h"
 
 #include <stdint.h>
 #include <time.h>
 
-enum { LOCKED = 1, WAITERS = 2, WAKING = 4, HANDOFF = 8 };
+enum { LOCKED = 1, WAITERS = 2, WAKING = 4, HANDOFF = 8, POSTED = 16 };
 /* Outcomes of wait_turn(); the first two are the wake reasons. */
 enum { WOKEN_TO_RETRY = 0, WOKEN_AS_OWNER = 1, FOUND_FREE = 2 };
 
 #define STARVE_NS 1000000 /* 1 ms: a waiter older than this ends barging */
+#define POSTED_ROUNDS 2   /* runs of posted calls per unlock, when others wait */
 
 /* A blocked locker; w first, so a popped wf_wait converts back. */
 typedef struct mutex_waiter {
@@ -281,9 +293,46 @@ static void wake_one_to_retry(weft_mutex_t *m)
     wf_wait_wake(w, WOKEN_TO_RETRY);
 }
 
-static void unlock_slow(weft_mutex_t *m, int s)
+/* ------------------------------------------------ posted continuations */
+
+static void (*posted_runner)(weft_mutex_t *m);
+
+void wf_mutex_set_posted_runner(void (*run)(weft_mutex_t *m))
 {
+    __atomic_store_n(&posted_runner, run, __ATOMIC_RELEASE);
+}
+
+int wf_mutex_mark_posted(weft_mutex_t *m)
+{
+    int s = load_state(m);
+
+    do {
+        if (!(s & LOCKED))
+            return 0;
+    } while (!cas_state(m, &s, s | POSTED));
+    return 1;
+}
+
+/* Run what was posted on `m`, as its owner `me`; returns the new state.
+ * The acquire pairs with the poster's CAS: its record is visible. */
+static int run_posted(weft_mutex_t *m, weft_thread_t me)
+{
+    __atomic_fetch_and(&m->state, ~POSTED, __ATOMIC_ACQ_REL);
+    set_owner(m, me);
+    __atomic_load_n(&posted_runner, __ATOMIC_ACQUIRE)(m);
+    set_owner(m, WEFT_THREAD_NULL);
+    return load_state(m);
+}
+
+static void unlock_slow(weft_mutex_t *m, int s, weft_thread_t me)
+{
+    int rounds = 0;
+
     for (;;) {
+        if ((s & POSTED) && (rounds++ < POSTED_ROUNDS || !(s & WAITERS))) {
+            s = run_posted(m, me);
+            continue;
+        }
         if (s & HANDOFF) {
             hand_off(m);
             return;
@@ -298,15 +347,17 @@ static void unlock_slow(weft_mutex_t *m, int s)
 int weft_mutex_unlock(weft_mutex_t *m)
 {
     int s = LOCKED;
+    weft_thread_t me;
 
     if (!m)
         return WEFT_EINVAL;
-    if (!wf_mutex_is_held_by_caller(m))
+    me = wf_sync_caller_id();
+    if (owner_of(m) != me)
         return WEFT_EPERM;
     set_owner(m, WEFT_THREAD_NULL);
     if (__atomic_compare_exchange_n(&m->state, &s, 0, 0,
                                     __ATOMIC_RELEASE, __ATOMIC_RELAXED))
         return 0;
-    unlock_slow(m, s);
+    unlock_slow(m, s, me);
     return 0;
 }
