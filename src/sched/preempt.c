@@ -239,7 +239,9 @@ void wf_preempt_rearm_all(void)
 }
 
 /* Ask `target` (or, if it runs something at least as urgent, any worker
- * running a lower level) to switch now, for a thread queued at `prio`. */
+ * running a lower level) to switch now, for a thread queued at `prio`.
+ * Our own worker needs no signal: the switch happens when the caller
+ * leaves the runtime. */
 void wf_preempt_kick_for(wf_worker *target, int prio)
 {
     for (int i = 0; i < wf_g.nworkers; i++) {
@@ -248,6 +250,10 @@ void wf_preempt_kick_for(wf_worker *target, int prio)
         if (!cur)
             return; /* an idle worker will pick it up */
         if (cur->prio < prio) {
+            if (w == wf_worker_self()) {
+                w->preempt_pending = 1; /* taken when we leave the runtime */
+                return;
+            }
             w->preempt_now = 1;
             syscall(SYS_tgkill, getpid(), w->tid, WF_PREEMPT_SIGNAL);
             return;

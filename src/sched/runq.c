@@ -11,7 +11,9 @@
  * would save ~20 ns per operation but makes priorities awkward.
  *
  * Priorities are strict within a worker: a level is served only when every
- * higher level is empty; FIFO within a level. Across workers they are
+ * higher level is empty; FIFO within a level, except that a thread
+ * preempted by a higher level goes back to the head of its own (as POSIX
+ * SCHED_FIFO does), so priority preemption does not cost it its turn. Across workers they are
  * approximate: a thief takes the best thread of one victim at a time.
  *
  * Threads bound to a worker (the main thread) are only ever queued on that
@@ -62,11 +64,24 @@ static int highest_level(unsigned mask)
     return mask ? 31 - __builtin_clz(mask) : -1;
 }
 
-void wf_runq_push(wf_worker *w, wf_thread *t)
+static void list_prepend(wf_runq *q, wf_thread *t, int p)
+{
+    t->rq_next = q->head[p];
+    q->head[p] = t;
+    if (!q->tail[p])
+        q->tail[p] = t;
+    q->mask |= 1u << p;
+    q->len++;
+}
+
+void wf_runq_push(wf_worker *w, wf_thread *t, int at_head)
 {
     int p = t->queue_prio;
     wf_spin_acquire(&w->rq_lock);
-    list_append(&w->rq, t, p);
+    if (at_head)
+        list_prepend(&w->rq, t, p);
+    else
+        list_append(&w->rq, t, p);
     wf_spin_release(&w->rq_lock);
     if (t->bound_worker >= 0)
         __atomic_fetch_add(&wf_g.nready_bound, 1, __ATOMIC_SEQ_CST);

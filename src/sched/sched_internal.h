@@ -165,7 +165,7 @@ static inline void wf_spin_release(int *l)
 }
 
 /* runq.c: callers are inside a critical section (or external threads). */
-void wf_runq_push(wf_worker *w, wf_thread *t);
+void wf_runq_push(wf_worker *w, wf_thread *t, int at_head);
 wf_thread *wf_runq_pop(wf_worker *w, int min_prio);
 wf_thread *wf_runq_steal(wf_worker *thief, int min_prio);
 /* Take the best local thread of level >= min_prio and queue `self` in the
@@ -179,6 +179,7 @@ void wf_switch(wf_worker *w, wf_thread *prev, wf_thread *next,
 void wf_run_post_switch(wf_worker *w);
 wf_thread *wf_pick_next(wf_worker *w, int min_prio);
 void wf_make_runnable(wf_thread *t, int urgent);
+void wf_make_runnable_at(wf_thread *t, int urgent, int at_head);
 void wf_requeue_prev(wf_thread *prev, void *arg);
 void wf_yield_in_rt(wf_worker *w, int min_prio, int preempted);
 void wf_futex_wait(uint32_t *addr, uint32_t val);

@@ -178,6 +178,11 @@ wf_thread *wf_pick_next(wf_worker *w, int min_prio)
 
 void wf_make_runnable(wf_thread *t, int urgent)
 {
+    wf_make_runnable_at(t, urgent, 0);
+}
+
+void wf_make_runnable_at(wf_thread *t, int urgent, int at_head)
+{
     wf_worker *self = wf_worker_self();
     if (self)
         wf_rt_enter_w(self);
@@ -186,9 +191,10 @@ void wf_make_runnable(wf_thread *t, int urgent)
                                               : wf_g.workers[t->last_worker];
     t->queue_prio = (urgent && t->prio < WEFT_PRIO_HIGH) ? WEFT_PRIO_HIGH : t->prio;
     int qp = t->queue_prio, stealable = t->bound_worker < 0;
-    wf_runq_push(target, t); /* t may run elsewhere from here on */
+    wf_runq_push(target, t, at_head); /* t may run elsewhere from here on */
     wf_worker_notify(target, stealable);
-    if (urgent)
+    wf_thread *running = __atomic_load_n(&target->current, __ATOMIC_RELAXED);
+    if (urgent || (running && running->prio < qp))
         wf_preempt_kick_for(target, qp);
     if (self)
         wf_rt_leave_w(self);
@@ -198,6 +204,13 @@ void wf_requeue_prev(wf_thread *prev, void *arg)
 {
     (void)arg;
     wf_make_runnable(prev, 0);
+}
+
+/* Preempted by a higher level: back to the head of its own level. */
+static void requeue_prev_at_head(wf_thread *prev, void *arg)
+{
+    (void)arg;
+    wf_make_runnable_at(prev, 0, 1);
 }
 
 /* After a preemption the worker alternates between its own queue first
@@ -256,7 +269,8 @@ void wf_yield_in_rt(wf_worker *w, int min_prio, int preempted)
     }
     if (preempted)
         w->stats.preemptions++;
-    wf_switch(w, self, next, wf_requeue_prev, NULL);
+    int by_priority = preempted && next->prio > self->prio;
+    wf_switch(w, self, next, by_priority ? requeue_prev_at_head : wf_requeue_prev, NULL);
 }
 
 void weft_thread_yield(void)
