@@ -18,8 +18,10 @@ WEFT_BUILD_ROOT="${WEFT_BUILD_ROOT:-$WEFT_ROOT/build}"
 WEFT_JOBS="${WEFT_JOBS:-2}"
 
 # Everything the build, the tests, the benchmarks and their plots need.
+# Open MPI is the reference: the MPI tests also run under it, and the MPI
+# benchmarks compare against it.
 WEFT_DEB_PACKAGES=(cmake ninja-build gcc g++ pkg-config libhwloc-dev libcmocka-dev
-                   gnuplot-nox)
+                   gnuplot-nox openmpi-bin libopenmpi-dev)
 
 say() { printf '\n==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

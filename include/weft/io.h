@@ -2,12 +2,18 @@
  * for (messages, sockets, any pollable request) and wakes them.
  *
  * An event class is registered once with callbacks (PM2's
- * thread_IO_register); threads then wait with one blocking call
- * (weft_io_wait) that blocks only the calling user-level thread. The server
- * aggregates every waiting request of a handle: one `poll` serves them all.
- * How events are detected — polling at the scheduler's safe points, a
- * blocker kernel thread sitting in `block` (or epoll_wait for sockets), or
- * an adaptive mix — is chosen by the server, never by the caller.
+ * thread_IO_register; <weft/pm2_io.h> offers the paper's own names);
+ * threads then wait with one blocking call (weft_io_wait) that blocks only
+ * the calling user-level thread. The server aggregates every waiting
+ * request of a handle: one `poll` serves them all. How events are detected
+ * - polling at the scheduler's safe points, a blocker kernel thread
+ * sitting in `block` (or epoll_wait for sockets), or an adaptive mix - is
+ * chosen by the server, never by the caller (see weft_io_strategy).
+ * A woken waiter runs at raised priority (WEFT_PRIO_HIGH for its next
+ * turn) and, if every worker is busy, preempts a lower-priority thread.
+ *
+ * Time: deadlines are absolute weft_now() nanoseconds (CLOCK_MONOTONIC);
+ * WEFT_FOREVER waits forever, 0 tests once without blocking.
  */
 #ifndef WEFT_IO_H
 #define WEFT_IO_H
@@ -29,48 +35,73 @@ typedef struct weft_io *weft_io_t;
 #define WEFT_IO_NULL ((weft_io_t)0)
 
 typedef struct weft_io_params {
-    const char *name; /* for statistics and messages; copied */
+    const char *name; /* for statistics and messages; copied (31 chars) */
     /* Test the waiting requests: -1 if none is ready, else the index of a
      * ready one, counted in WEFT_IO_FOR_EACH_REQUEST order (the order the
-     * last group() call saw). Runs on a worker at a safe point, serialised
-     * per handle; must not block. Required. */
+     * last group() call saw: oldest first). The server wakes that request's
+     * waiter, calls group() and polls again, until -1 or no request is
+     * left. Runs at a scheduler safe point (inside a runtime critical
+     * section) or on the server's poller kernel thread; serialised per
+     * handle with group() and with requests being added or removed. Must be
+     * short and must not block, yield, wait or call weft_io_wait. Required. */
     int (*poll)(void *ctx);
-    /* The set of waiting requests changed (one was added or removed):
-     * rebuild whatever poll() needs, typically with
-     * WEFT_IO_FOR_EACH_REQUEST. Serialised with poll(). May be NULL. */
+    /* The set of waiting requests changed (exactly one was added or
+     * removed): rebuild whatever poll() needs, typically with
+     * WEFT_IO_FOR_EACH_REQUEST. Runs on the thread that made the change
+     * (a waiter, a detector, weft_io_unregister); serialised like poll(),
+     * same restrictions. May be NULL. */
     void (*group)(void *ctx);
-    /* Optional blocking detection, run on a blocker kernel thread: wait up
-     * to timeout_ms (-1: no limit) for one of the waiting requests to be
-     * ready; return its index as poll() does, or -1. */
+    /* Optional blocking detection, run on the handle's own blocker kernel
+     * thread: wait up to timeout_ms (the server passes a slice of 100 ms;
+     * honour it, unregistering waits for it) for one of the waiting
+     * requests to be ready; return its index as poll() does, or -1. It
+     * runs concurrently with poll() and group() (not under their
+     * serialisation): it must not iterate the requests. Typically it sleeps
+     * on a kernel object (fd, eventfd, futex) and returns -1, and the
+     * server's poll() that follows finds the request; an index it returns
+     * is used only if no request was added or removed meanwhile. */
     int (*block)(void *ctx, int timeout_ms);
-    /* Scheduler ticks between two polls; 0 = at every safe point. */
+    /* Scheduler ticks between two polls at context switches (each busy
+     * worker ticks every min(1 ms, quantum); ticks of all workers count);
+     * 0 = at every switch. The server adapts the period between
+     * frequency/8 and 8*frequency from recent history (CLAM's SANR rule);
+     * idle workers poll regardless of it, and when no worker switches the
+     * server's poller polls at that period in time (1 tick ~ 1 ms). */
     unsigned frequency;
     void *ctx; /* passed to the callbacks */
 } weft_io_params;
 
 /* Register an event class. Returns its handle, or WEFT_IO_NULL if p is
  * NULL, p->poll is NULL, or memory is short. Starts the runtime if needed.
- * Context: ULT or external. Blocks: no. */
+ * A class with a block callback gets a blocker kernel thread (asleep until
+ * needed). Context: ULT or external. Blocks: no. */
 weft_io_t weft_io_register(const weft_io_params *p);
 
-/* Unregister `h`: threads still waiting on it return WEFT_ECANCELED.
- * Errors: WEFT_EINVAL (NULL). Context: ULT or external. Blocks: no. */
+/* Unregister `h` and free it: threads still waiting on it return
+ * WEFT_ECANCELED; it returns once they have all left the wait and its
+ * blocker thread has returned from block() (at most one 100 ms slice).
+ * No wait on `h` may start once this is called.
+ * Errors: WEFT_EINVAL (NULL). Context: ULT or external, not a callback.
+ * Blocks: briefly (the calling ULT yields while waiters leave; joining the
+ * blocker thread blocks its worker). */
 int weft_io_unregister(weft_io_t h);
 
 /* Wait until the handle's callbacks report the request `arg` ready.
  * Blocks only the calling ULT (an external pthread sleeps in the kernel).
  * Returns 0 when ready. Errors: WEFT_EINVAL, WEFT_ECANCELED (unregistered).
- * Context: ULT or external. Blocks: yes. */
+ * Context: ULT or external, not a callback. Blocks: yes. */
 int weft_io_wait(weft_io_t h, void *arg);
 
 /* weft_io_wait with an absolute deadline (weft_now() clock, WEFT_FOREVER,
- * or 0 to poll once). Errors: as weft_io_wait, plus WEFT_ETIMEDOUT.
- * Context: ULT or external. Blocks: yes. */
+ * or 0 to test once). Errors: as weft_io_wait, plus WEFT_ETIMEDOUT (the
+ * deadline passed first; never returned early).
+ * Context: ULT or external, not a callback. Blocks: yes. */
 int weft_io_wait_until(weft_io_t h, void *arg, int64_t deadline);
 
-/* Iteration over the waiting requests of `h`, for group()/poll()/block()
- * callbacks only: assigns each request's `arg` (as given to weft_io_wait)
- * to the pointer lvalue `arg` in turn. */
+/* Iteration over the waiting requests of `h`, oldest first, for group()
+ * and poll() callbacks only (they hold the handle's serialisation):
+ * assigns each request's `arg` (as given to weft_io_wait) to the pointer
+ * lvalue `arg` in turn. */
 void *weft_io_request_first(weft_io_t h);
 void *weft_io_request_next(weft_io_t h, void *it);
 void *weft_io_request_arg(void *it);
@@ -79,22 +110,36 @@ void *weft_io_request_arg(void *it);
          weft_io_it_ && (((arg) = weft_io_request_arg(weft_io_it_)), 1);   \
          weft_io_it_ = weft_io_request_next((h), weft_io_it_))
 
-/* The handle whose callback is running on this worker (for callbacks that
- * were registered without knowing their handle), or WEFT_IO_NULL. */
+/* The handle whose callback is running on this kernel thread (for
+ * callbacks that were registered without knowing their handle), or
+ * WEFT_IO_NULL outside callbacks. Context: any. Blocks: no. */
 weft_io_t weft_io_current(void);
 
 /* --------------------------------------------------------------- strategy */
 
 typedef enum weft_io_strategy {
-    WEFT_IO_ADAPTIVE = 0, /* default: poll first, then block; adapt period */
-    WEFT_IO_POLLING = 1,  /* "enhanced polling": poll at safe points only */
-    WEFT_IO_BLOCKING = 2, /* passive: blocker kernel threads at once */
-    WEFT_IO_NAIVE = 3,    /* baseline: each waiter tests and yields */
+    /* Default. Poll at switches (at the adapted period) and, intensively,
+     * on idle workers: one idle worker keeps polling for a spin budget
+     * (WEFT_IO_SPIN_US, default 100 us) after each wait starts, then hands
+     * the handle over to its blocker thread and sleeps; when no worker is
+     * idle as a wait starts, the blocker takes over at once. */
+    WEFT_IO_ADAPTIVE = 0,
+    /* "Enhanced polling" (PM2): poll at switches, on idle workers, and
+     * from the server's poller thread when no worker polled for a period;
+     * blocker threads are never used. */
+    WEFT_IO_POLLING = 1,
+    /* Passive: a handle with a blocker is detected by it alone, engaged as
+     * each wait starts; handles without one are polled as above. */
+    WEFT_IO_BLOCKING = 2,
+    /* The paper's baseline: each waiter tests its own handle (or fd) and
+     * yields, in a loop; the server does nothing. Burns CPU. */
+    WEFT_IO_NAIVE = 3,
 } weft_io_strategy;
 
 /* Set the process-wide detection strategy (also WEFT_IO_STRATEGY=adaptive|
  * polling|blocking|naive at start-up). For comparisons and experiments;
- * the default is right for applications. Errors: WEFT_EINVAL.
+ * the default is right for applications. It applies to waits that start
+ * afterwards: change it while no thread waits. Errors: WEFT_EINVAL.
  * Context: any but signal. Blocks: no. */
 int weft_io_set_strategy(weft_io_strategy s);
 weft_io_strategy weft_io_get_strategy(void);
@@ -105,13 +150,21 @@ weft_io_strategy weft_io_get_strategy(void);
 #define WEFT_IO_WRITE 0x4u /* writable */
 
 /* Wait until `fd` is ready for `events` (WEFT_IO_READ | WEFT_IO_WRITE) or
- * `deadline` passes. Returns the ready events (> 0; errors and hang-ups
- * report as ready). Errors: WEFT_EINVAL, WEFT_ETIMEDOUT, -EBADF.
- * Context: ULT or external. Blocks: yes. */
+ * `deadline` passes. Returns the ready events among those asked (> 0;
+ * errors and hang-ups report as all of them ready). A file epoll cannot
+ * watch (a regular file) is always ready. All fds share one epoll set, so
+ * waiting on thousands of them costs one kernel thread.
+ * Errors: WEFT_EINVAL (no or unknown events), WEFT_ETIMEDOUT, -EBADF,
+ * WEFT_ENOMEM. Context: ULT or external. Blocks: yes. */
 int weft_fd_wait(int fd, unsigned events, int64_t deadline);
 
-/* Blocking I/O that blocks only the calling ULT: the fd is used
+/* Blocking I/O that blocks only the calling ULT: the call is tried
  * non-blocking and the thread waits in weft_fd_wait when it would block.
+ * read/write/accept/connect set O_NONBLOCK on the fd (and leave it set);
+ * recv/send use MSG_DONTWAIT and leave the fd's flags alone. write/send
+ * return once every byte is written (a partial count only if an error
+ * stops them after some bytes), as on a blocking socket; read/recv return
+ * what is available. EINTR is retried, never returned.
  * Return the byte count (or the new fd / 0), or a negative WEFT_E* code
  * (-errno). Context: ULT or external. Blocks: yes. */
 ssize_t weft_read(int fd, void *buf, size_t len);
@@ -141,31 +194,41 @@ typedef struct weft_clause {
 
 /* Wait for the first of n clauses (or the deadline; a timer is simply the
  * deadline). Returns the index of the clause that fired; the others are
- * cancelled. Errors: WEFT_EINVAL, WEFT_ETIMEDOUT, WEFT_ECANCELED.
+ * cancelled (their requests withdrawn). Clauses are tested in order, so
+ * the lowest ready index wins when several are ready at once. An IO
+ * request that became ready just as another clause won is withdrawn like
+ * the others: test it again if it matters.
+ * Errors: WEFT_EINVAL, WEFT_ETIMEDOUT, WEFT_ECANCELED (an IO clause's
+ * handle was unregistered), -EBADF and other -errno of an FD clause,
+ * WEFT_ENOSYS (SIGNAL clauses: not supported yet).
  * Context: ULT or external. Blocks: yes. */
 int weft_wait_any(weft_clause *clauses, int n, int64_t deadline);
 
 /* --------------------------------------------------------------- statistics */
 
-#define WEFT_IO_HIST_BUCKETS 16 /* latency buckets: < 1 us, < 2 us, ... x2 */
+/* Latency buckets (wait start -> detection): bucket 0 is < 1 us, bucket i
+ * (1..14) is [2^(i-1), 2^i) us, bucket 15 is >= 16.4 ms. */
+#define WEFT_IO_HIST_BUCKETS 16
 
 typedef struct weft_io_stats {
-    uint64_t waits;               /* weft_io_wait calls */
-    uint64_t polls;               /* poll() calls */
-    uint64_t detected_poll;       /* detections by polling at safe points */
+    uint64_t waits;               /* waits started */
+    uint64_t polls;               /* poll() calls (epoll_wait calls for fds) */
+    uint64_t detected_poll;       /* detections by polling (safe points,
+                                     idle workers, poller, naive waiters) */
     uint64_t detected_block;      /* detections by a blocker thread */
-    uint64_t detected_signal;     /* detections after SIGIO */
+    uint64_t detected_signal;     /* detections after SIGIO (not used yet) */
     uint64_t detected_immediate;  /* ready on the first test, no block */
     uint64_t timeouts;
     uint64_t latency_hist[WEFT_IO_HIST_BUCKETS]; /* wait start -> detection */
 } weft_io_stats;
 
-/* Copy the statistics of `h`. Errors: WEFT_EINVAL.
- * Context: any but signal. Blocks: no. */
+/* Copy the statistics of `h` (each counter exact, the set not a consistent
+ * snapshot). Errors: WEFT_EINVAL. Context: any but signal. Blocks: no. */
 int weft_io_get_stats(weft_io_t h, weft_io_stats *st);
 
-/* Print every handle's statistics to file descriptor `fd` (also done at
- * exit when WEFT_IO_STATS=1). Errors: none. Context: any but signal. */
+/* Print every handle's statistics (the built-in "fd" class included) to
+ * file descriptor `fd`; also done on stderr at exit when WEFT_IO_STATS=1.
+ * Returns 0. Context: any but signal. Blocks: no. */
 int weft_io_print_stats(int fd);
 
 #ifdef __cplusplus

@@ -7,12 +7,25 @@
  *                                     connection (to the launcher and to
  *                                     other ranks) must present it
  *   WEFT_MPI_CONTROL                  host:port of the launcher's control
- *                                     server
+ *                                     server, or a comma-separated list of
+ *                                     them tried in order (remote hosts get
+ *                                     every address of the launcher's host)
+ *   WEFT_MPI_LOCAL_RANK, _LOCAL_SIZE  rank among, and number of, the ranks
+ *                                     on this host (optional; default: rank
+ *                                     and size)
+ *   WEFT_MPI_HOST                     the host name mpirun placed this rank
+ *                                     on (for messages; not parsed here)
  * and the rank keeps one control connection to the launcher for the
  * exchanges below, for abort, and to say it finalized cleanly. A program
- * started without these variables (no launcher) runs as a singleton: rank 0
- * of 1. Another launcher (Open MPI's mpirun, Slurm) is reached through PMIx
- * in a later issue.
+ * started without WEFT_MPI_RANK (no launcher) runs as a singleton: rank 0
+ * of 1, with a random secret of its own. Another launcher (Open MPI's
+ * mpirun, Slurm) is reached through PMIx in a later issue. The wire
+ * protocol is in boot_proto.h.
+ *
+ * Threads: wmpi_boot_init, _allgather, _barrier and _finalize are called by
+ * one thread at a time (MPI_Init and MPI_Finalize); they block the calling
+ * kernel thread in plain socket calls. wmpi_boot_abort may run on any
+ * thread at any time, concurrently with them: it uses its own connection.
  */
 #ifndef WMPI_BOOT_H
 #define WMPI_BOOT_H
@@ -28,31 +41,55 @@ typedef struct wmpi_boot {
     int singleton;                     /* read-only: no launcher */
     char jobid[64];                    /* read-only */
     uint8_t secret[WMPI_SECRET_LEN];   /* read-only */
-    int control_fd;                    /* private */
+    int local_rank;                    /* read-only: rank among this host's */
+    int local_size;                    /* read-only: ranks on this host */
+    int control_fd;                    /* private: -1 when not connected */
+    unsigned ctl_addrlen;              /* private: 0 when no launcher */
+    unsigned char ctl_addr[128];       /* private: the control server's
+                                          sockaddr, for abort's connection */
 } wmpi_boot;
 
 /* Read the environment and connect to the launcher (presenting the
  * secret). Returns 0, or a negative WEFT_E* code with a message on stderr
- * naming what is wrong (malformed variable, launcher unreachable).
+ * naming what is wrong: WEFT_EINVAL (malformed variable), -ECONNREFUSED /
+ * -ETIMEDOUT / -EHOSTUNREACH... (launcher unreachable), WEFT_EPERM (the
+ * launcher refused this rank: wrong secret, or the rank already joined).
+ * On failure b is left as after wmpi_boot_finalize (control_fd -1).
  * Blocks: yes (the calling thread; use before the runtime's I/O is up). */
 int wmpi_boot_init(wmpi_boot *b);
 
 /* All-gather `len` bytes from every rank through the launcher: on return
  * `all` holds size * len bytes, rank r's at offset r * len. Used to trade
  * the ranks' listening addresses ("business cards"). Collective over the
- * job. Returns 0 or a negative WEFT_E* code. Blocks: yes. */
+ * job; every rank must pass the same len (at most WMPI_GATHER_MAX, 1 MiB),
+ * else the launcher aborts the job. Returns 0, WEFT_EINVAL (len too big),
+ * or a negative code if the launcher connection broke (-ECONNRESET; the
+ * job is then being torn down). Blocks: yes, until every rank arrives. */
 int wmpi_boot_allgather(wmpi_boot *b, const void *mine, size_t len, void *all);
 
+/* A barrier over the job through the launcher (an all-gather of 0 bytes).
+ * Returns 0 or as wmpi_boot_allgather. Blocks: yes. */
+int wmpi_boot_barrier(wmpi_boot *b);
+
 /* Ask the launcher to stop the whole job with exit status `code` and
- * print `msg` (may be NULL) naming this rank; then exit(code). Never
- * returns. Context: any thread. */
+ * print `msg` (may be NULL) naming this rank; then flush stdout and stderr
+ * and _exit() (no atexit handlers: other threads may be running) with
+ * status wmpi_abort_status(code): code's low byte, or 1 if that is 0. The
+ * launcher's exit status is the same. Without a launcher (singleton, before
+ * init, or launcher unreachable) it prints the message itself. b may be
+ * NULL. Never returns. Context: any thread, any time (not a signal handler:
+ * it flushes stdio). Blocks: up to a few seconds for the launcher's reply. */
 _Noreturn void wmpi_boot_abort(wmpi_boot *b, int code, const char *msg);
 
 /* Tell the launcher this rank called MPI_Finalize (so that a later exit is
- * clean) and close the control connection. Returns 0 or WEFT_E*. */
+ * clean) and close the control connection. Not collective: call
+ * wmpi_boot_barrier first if the ranks must wait for each other. Returns 0
+ * or a negative code if the launcher connection broke (the connection is
+ * closed either way). Blocks: yes, one round trip. */
 int wmpi_boot_finalize(wmpi_boot *b);
 
-/* 1 if `secret` matches this job's secret (constant-time compare). */
+/* 1 if `secret` (WMPI_SECRET_LEN bytes) matches this job's secret, else
+ * 0; the time taken does not depend on where they differ. Context: any. */
 int wmpi_boot_secret_ok(const wmpi_boot *b, const uint8_t *secret);
 
 #endif /* WMPI_BOOT_H */

@@ -1,0 +1,103 @@
+/* What the MPI bindings share: the PMPI/MPI alias macro, the error path,
+ * parameter checks and status conversion.
+ *
+ * Every binding is written as PMPI_<name> (the implementation) followed by
+ * WMPI_ALIAS(<name>), which makes MPI_<name> a weak alias of it (as Open
+ * MPI and MPICH do), so a profiling library can define MPI_<name> and call
+ * PMPI_<name>. Bindings call only the engine (never another MPI_ function),
+ * so a profiler sees each user call once.
+ *
+ * Errors: a binding returns MPI_SUCCESS or goes through wmpi_fail()
+ * (an MPI error class found by a parameter check) or wmpi_return() (a
+ * WEFT_E* code from the engine, mapped to a class). Both invoke the
+ * communicator's error handler: MPI_ERRORS_ARE_FATAL (the default) aborts
+ * the job with a message naming the function and the error;
+ * MPI_ERRORS_RETURN returns the class; a user handler is called, then the
+ * class is returned.
+ */
+#ifndef WMPI_BINDING_H
+#define WMPI_BINDING_H
+
+#include <mpi.h>
+
+#include "engine/engine.h"
+
+#define WMPI_STR_(x) #x
+#define WMPI_STR(x) WMPI_STR_(x)
+#define WMPI_ALIAS(name) _Pragma(WMPI_STR(weak MPI_##name = PMPI_##name))
+
+/* ------------------------------------------------------------ errors */
+
+enum { WMPI_ERRH_FATAL = 1, WMPI_ERRH_RETURN = 2, WMPI_ERRH_USER = 3 };
+
+struct wmpi_errhandler {
+    int kind;
+    MPI_Comm_errhandler_function *fn; /* WMPI_ERRH_USER */
+    int refs; /* atomic; user handlers: handles + communicators using it */
+};
+
+/* Drop the handlers of the predefined communicators (MPI_Finalize). */
+void wmpi_errhandlers_release(void);
+
+/* Report MPI error class `cls` raised by function `fn` on `comm` (NULL:
+ * MPI_COMM_WORLD) through its error handler; returns cls if it returns. */
+int wmpi_fail(MPI_Comm comm, int cls, const char *fn);
+/* 0 -> MPI_SUCCESS; else wmpi_fail with the class of WEFT_E* code `err`,
+ * whose text also appears in a fatal message. */
+int wmpi_return(MPI_Comm comm, int err, const char *fn);
+/* The MPI error class of a WEFT_E* code (0 -> MPI_SUCCESS). */
+int wmpi_error_class(int err);
+
+/* MPI must be initialised and not finalised; else abort with a message
+ * (MPI says such calls are erroneous). */
+void wmpi_need_init(const char *fn);
+#define WMPI_NEED_INIT(fn)                                                 \
+    do {                                                                   \
+        if (__builtin_expect(!wmpi_state.initialized || wmpi_state.finalized, 0)) \
+            wmpi_need_init(fn);                                            \
+    } while (0)
+
+/* --------------------------------------------------- parameter checks */
+
+/* 0 or the MPI error class for a point-to-point argument list. `peer` is a
+ * destination (send) or a source (recv: MPI_ANY_SOURCE allowed); `tag`
+ * likewise (MPI_ANY_TAG allowed for receives). */
+int wmpi_check_p2p(const void *buf, int count, MPI_Datatype dt, int peer,
+                   int tag, MPI_Comm comm, int recv);
+
+/* ------------------------------------------------------------ status */
+
+/* Copy an engine status out. `with_error` says whether MPI_ERROR is set:
+ * only multiple-completion calls set it (MPI-3.1 3.2.5). */
+void wmpi_status_out(MPI_Status *out, const wmpi_status *st, int with_error);
+
+/* ------------------------------------------------------ completion */
+
+/* Finish a done request into status (MPI_STATUS_IGNORE allowed) and set
+ * *req to MPI_REQUEST_NULL unless it is persistent. Returns the engine
+ * error code of the operation (0 if fine). */
+int wmpi_complete(MPI_Request *req, MPI_Status *status, int with_error);
+
+/* Block until *req is done, then wmpi_complete it (MPI_ERROR untouched).
+ * Returns a wait error or the operation's error. */
+int wmpi_wait_one(MPI_Request *req, MPI_Status *status);
+
+/* An empty status (null or inactive request): source MPI_ANY_SOURCE, tag
+ * MPI_ANY_TAG, count 0, not cancelled. */
+void wmpi_status_empty(MPI_Status *st, int with_error);
+
+/* Multiple completion, shared by the Wait and Test families (wait.c):
+ * finish every request / every done one / the first done one, reporting
+ * errors as MPI prescribes for `fn`. */
+int wmpi_finish_all(int n, MPI_Request reqs[], MPI_Status statuses[],
+                    const char *fn);
+int wmpi_finish_some(int n, MPI_Request reqs[], int *outcount, int indices[],
+                     MPI_Status statuses[], const char *fn);
+int wmpi_finish_any(int n, MPI_Request reqs[], int *index, MPI_Status *status,
+                    const char *fn);
+int wmpi_count_live(int n, MPI_Request reqs[]);
+
+/* The communicator whose handler reports errors of request `r`. */
+MPI_Comm wmpi_request_comm(MPI_Request r);
+
+#endif /* WMPI_BINDING_H */

@@ -1,0 +1,332 @@
+/* Error handling: the one error path of every binding, error handlers,
+ * error classes and their strings.
+ *
+ * Design: engine errors are WEFT_E* codes (-errno where one exists);
+ * wmpi_error_class() maps them to MPI classes in one table, and
+ * wmpi_fail() hands the class to the communicator's handler (as Open MPI's
+ * OMPI_ERRHANDLER_RETURN): MPI_ERRORS_ARE_FATAL aborts the whole job
+ * through the launcher (wmpi_abort -> wmpi_boot_abort) with
+ * "<function>: <class name>: <text>", exit status = the class;
+ * MPI_ERRORS_RETURN returns the class; a user handler (MPI_Comm_create_
+ * errhandler) is called with the communicator and the class, then the
+ * class is returned. Error codes are error classes (no user-defined codes
+ * yet), so MPI_Error_class is the identity on valid codes.
+ *
+ * User handlers are reference counted (MPI: a freed handler lives on
+ * while a communicator uses it): one reference per handle the user holds
+ * (MPI_Comm_create_errhandler, MPI_Comm_get_errhandler) and one per
+ * communicator set to it; the predefined handlers are never counted.
+ * MPI_Finalize drops the predefined communicators' references.
+ *
+ * Rejected: exit() in the fatal handler (it would leave the other ranks
+ * waiting on us; the launcher must stop the whole job).
+ * Invariants: every class in 0..MPI_ERR_LASTCODE has a name and a text;
+ * wmpi_fail returns its class unless the handler aborted.
+ * Locking: a communicator's handler is one pointer, swapped atomically;
+ * counts are atomic (setting a handler concurrently with an error on the
+ * same communicator is a user race, as in every MPI).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding/binding.h"
+
+struct wmpi_errhandler wmpi_errh_fatal = { WMPI_ERRH_FATAL, NULL, 0 };
+struct wmpi_errhandler wmpi_errh_return = { WMPI_ERRH_RETURN, NULL, 0 };
+
+static const char *const class_name[MPI_ERR_LASTCODE + 1] = {
+#define C(x) [x] = #x
+    C(MPI_SUCCESS), C(MPI_ERR_BUFFER), C(MPI_ERR_COUNT), C(MPI_ERR_TYPE),
+    C(MPI_ERR_TAG), C(MPI_ERR_COMM), C(MPI_ERR_RANK), C(MPI_ERR_REQUEST),
+    C(MPI_ERR_ROOT), C(MPI_ERR_GROUP), C(MPI_ERR_OP), C(MPI_ERR_TOPOLOGY),
+    C(MPI_ERR_DIMS), C(MPI_ERR_ARG), C(MPI_ERR_UNKNOWN), C(MPI_ERR_TRUNCATE),
+    C(MPI_ERR_OTHER), C(MPI_ERR_INTERN), C(MPI_ERR_IN_STATUS),
+    C(MPI_ERR_PENDING), C(MPI_ERR_ACCESS), C(MPI_ERR_AMODE), C(MPI_ERR_ASSERT),
+    C(MPI_ERR_BAD_FILE), C(MPI_ERR_BASE), C(MPI_ERR_CONVERSION),
+    C(MPI_ERR_DISP), C(MPI_ERR_DUP_DATAREP), C(MPI_ERR_FILE_EXISTS),
+    C(MPI_ERR_FILE_IN_USE), C(MPI_ERR_FILE), C(MPI_ERR_INFO_KEY),
+    C(MPI_ERR_INFO_NOKEY), C(MPI_ERR_INFO_VALUE), C(MPI_ERR_INFO),
+    C(MPI_ERR_IO), C(MPI_ERR_KEYVAL), C(MPI_ERR_LOCKTYPE), C(MPI_ERR_NAME),
+    C(MPI_ERR_NO_MEM), C(MPI_ERR_NOT_SAME), C(MPI_ERR_NO_SPACE),
+    C(MPI_ERR_NO_SUCH_FILE), C(MPI_ERR_PORT), C(MPI_ERR_QUOTA),
+    C(MPI_ERR_READ_ONLY), C(MPI_ERR_RMA_ATTACH), C(MPI_ERR_RMA_CONFLICT),
+    C(MPI_ERR_RMA_RANGE), C(MPI_ERR_RMA_SHARED), C(MPI_ERR_RMA_SYNC),
+    C(MPI_ERR_RMA_FLAVOR), C(MPI_ERR_SERVICE), C(MPI_ERR_SIZE),
+    C(MPI_ERR_SPAWN), C(MPI_ERR_UNSUPPORTED_DATAREP),
+    C(MPI_ERR_UNSUPPORTED_OPERATION), C(MPI_ERR_WIN), C(MPI_T_ERR_MEMORY),
+    C(MPI_T_ERR_NOT_INITIALIZED), C(MPI_T_ERR_CANNOT_INIT),
+    C(MPI_T_ERR_INVALID_INDEX), C(MPI_T_ERR_INVALID_ITEM),
+    C(MPI_T_ERR_INVALID_HANDLE), C(MPI_T_ERR_OUT_OF_HANDLES),
+    C(MPI_T_ERR_OUT_OF_SESSIONS), C(MPI_T_ERR_INVALID_SESSION),
+    C(MPI_T_ERR_CVAR_SET_NOT_NOW), C(MPI_T_ERR_CVAR_SET_NEVER),
+    C(MPI_T_ERR_PVAR_NO_STARTSTOP), C(MPI_T_ERR_PVAR_NO_WRITE),
+    C(MPI_T_ERR_PVAR_NO_ATOMIC), C(MPI_T_ERR_INVALID_NAME),
+    C(MPI_T_ERR_INVALID), C(MPI_ERR_LASTCODE),
+#undef C
+};
+
+static const char *const class_text[MPI_ERR_LASTCODE + 1] = {
+    [MPI_SUCCESS] = "no error",
+    [MPI_ERR_BUFFER] = "invalid buffer pointer",
+    [MPI_ERR_COUNT] = "invalid count argument",
+    [MPI_ERR_TYPE] = "invalid datatype",
+    [MPI_ERR_TAG] = "invalid tag",
+    [MPI_ERR_COMM] = "invalid communicator",
+    [MPI_ERR_RANK] = "invalid rank",
+    [MPI_ERR_REQUEST] = "invalid request",
+    [MPI_ERR_ROOT] = "invalid root",
+    [MPI_ERR_GROUP] = "invalid group",
+    [MPI_ERR_OP] = "invalid reduction operation",
+    [MPI_ERR_TOPOLOGY] = "invalid topology",
+    [MPI_ERR_DIMS] = "invalid dimension argument",
+    [MPI_ERR_ARG] = "invalid argument",
+    [MPI_ERR_UNKNOWN] = "unknown error",
+    [MPI_ERR_TRUNCATE] = "message truncated on receive",
+    [MPI_ERR_OTHER] = "known error not in this list",
+    [MPI_ERR_INTERN] = "internal error",
+    [MPI_ERR_IN_STATUS] = "error code is in status",
+    [MPI_ERR_PENDING] = "pending request",
+    [MPI_ERR_ACCESS] = "permission denied",
+    [MPI_ERR_AMODE] = "invalid file access mode",
+    [MPI_ERR_ASSERT] = "invalid assertion",
+    [MPI_ERR_BAD_FILE] = "invalid file name",
+    [MPI_ERR_BASE] = "invalid base address",
+    [MPI_ERR_CONVERSION] = "data conversion failed",
+    [MPI_ERR_DISP] = "invalid displacement",
+    [MPI_ERR_DUP_DATAREP] = "data representation already registered",
+    [MPI_ERR_FILE_EXISTS] = "file exists",
+    [MPI_ERR_FILE_IN_USE] = "file in use",
+    [MPI_ERR_FILE] = "invalid file handle",
+    [MPI_ERR_INFO_KEY] = "info key too long",
+    [MPI_ERR_INFO_NOKEY] = "info key not defined",
+    [MPI_ERR_INFO_VALUE] = "info value too long",
+    [MPI_ERR_INFO] = "invalid info object",
+    [MPI_ERR_IO] = "I/O error",
+    [MPI_ERR_KEYVAL] = "invalid attribute key",
+    [MPI_ERR_LOCKTYPE] = "invalid lock type",
+    [MPI_ERR_NAME] = "service name not published",
+    [MPI_ERR_NO_MEM] = "out of memory",
+    [MPI_ERR_NOT_SAME] = "collective arguments differ between processes",
+    [MPI_ERR_NO_SPACE] = "not enough space",
+    [MPI_ERR_NO_SUCH_FILE] = "file does not exist",
+    [MPI_ERR_PORT] = "invalid port name",
+    [MPI_ERR_QUOTA] = "quota exceeded",
+    [MPI_ERR_READ_ONLY] = "read-only file or file system",
+    [MPI_ERR_RMA_ATTACH] = "memory cannot be attached",
+    [MPI_ERR_RMA_CONFLICT] = "conflicting accesses to a window",
+    [MPI_ERR_RMA_RANGE] = "target memory outside the window",
+    [MPI_ERR_RMA_SHARED] = "memory cannot be shared",
+    [MPI_ERR_RMA_SYNC] = "wrong synchronisation of RMA calls",
+    [MPI_ERR_RMA_FLAVOR] = "wrong window flavor",
+    [MPI_ERR_SERVICE] = "invalid service name",
+    [MPI_ERR_SIZE] = "invalid size",
+    [MPI_ERR_SPAWN] = "cannot spawn processes",
+    [MPI_ERR_UNSUPPORTED_DATAREP] = "unsupported data representation",
+    [MPI_ERR_UNSUPPORTED_OPERATION] = "unsupported operation",
+    [MPI_ERR_WIN] = "invalid window",
+    [MPI_T_ERR_MEMORY] = "tool interface: out of memory",
+    [MPI_T_ERR_NOT_INITIALIZED] = "tool interface not initialized",
+    [MPI_T_ERR_CANNOT_INIT] = "tool interface cannot be initialized",
+    [MPI_T_ERR_INVALID_INDEX] = "tool interface: invalid index",
+    [MPI_T_ERR_INVALID_ITEM] = "tool interface: invalid item",
+    [MPI_T_ERR_INVALID_HANDLE] = "tool interface: invalid handle",
+    [MPI_T_ERR_OUT_OF_HANDLES] = "tool interface: out of handles",
+    [MPI_T_ERR_OUT_OF_SESSIONS] = "tool interface: out of sessions",
+    [MPI_T_ERR_INVALID_SESSION] = "tool interface: invalid session",
+    [MPI_T_ERR_CVAR_SET_NOT_NOW] = "control variable cannot be set now",
+    [MPI_T_ERR_CVAR_SET_NEVER] = "control variable can never be set",
+    [MPI_T_ERR_PVAR_NO_STARTSTOP] = "performance variable cannot start or stop",
+    [MPI_T_ERR_PVAR_NO_WRITE] = "performance variable cannot be written",
+    [MPI_T_ERR_PVAR_NO_ATOMIC] = "performance variable cannot be read atomically",
+    [MPI_T_ERR_INVALID_NAME] = "tool interface: invalid name",
+    [MPI_T_ERR_INVALID] = "tool interface: invalid use",
+    [MPI_ERR_LASTCODE] = "last error code",
+};
+
+/* ----------------------------------------------------------- the path */
+
+int wmpi_error_class(int err)
+{
+    switch (err) {
+    case 0:              return MPI_SUCCESS;
+    case -EMSGSIZE:      return MPI_ERR_TRUNCATE;
+    case -ENOBUFS:       return MPI_ERR_BUFFER;
+    case WEFT_ENOMEM:    return MPI_ERR_NO_MEM;
+    case WEFT_EINVAL:    return MPI_ERR_ARG;
+    default:             return MPI_ERR_OTHER;
+    }
+}
+
+/* A communicator's handler (default: fatal); errors tied to no
+ * communicator use MPI_COMM_WORLD's. */
+static MPI_Errhandler handler_of(MPI_Comm comm)
+{
+    MPI_Errhandler h = (MPI_Errhandler)(comm ? comm : MPI_COMM_WORLD)->errh;
+
+    return h ? h : MPI_ERRORS_ARE_FATAL;
+}
+
+static _Noreturn void die(int cls, const char *fn, const char *detail)
+{
+    char msg[512];
+
+    snprintf(msg, sizeof msg, "%s: %s: %s%s%s%s", fn, class_name[cls],
+             class_text[cls], detail ? " (" : "", detail ? detail : "",
+             detail ? ")" : "");
+    wmpi_abort(cls, msg);
+}
+
+static int handle(MPI_Comm comm, int cls, const char *fn, const char *detail)
+{
+    MPI_Errhandler h = handler_of(comm);
+
+    if (cls < 0 || cls > MPI_ERR_LASTCODE)
+        cls = MPI_ERR_UNKNOWN;
+    if (h->kind == WMPI_ERRH_FATAL)
+        die(cls, fn, detail);
+    if (h->kind == WMPI_ERRH_USER && h->fn) {
+        MPI_Comm c = comm ? comm : MPI_COMM_WORLD;
+        int code = cls;
+        h->fn(&c, &code, fn);
+    }
+    return cls;
+}
+
+int wmpi_fail(MPI_Comm comm, int cls, const char *fn)
+{
+    return handle(comm, cls, fn, NULL);
+}
+
+int wmpi_return(MPI_Comm comm, int err, const char *fn)
+{
+    if (err == 0)
+        return MPI_SUCCESS;
+    return handle(comm, wmpi_error_class(err), fn,
+                  err == WEFT_ESTATE ? weft_strerror(err) : strerror(-err));
+}
+
+void wmpi_need_init(const char *fn)
+{
+    char msg[256];
+
+    snprintf(msg, sizeof msg, "%s called %s", fn,
+             wmpi_state.finalized ? "after MPI_Finalize" : "before MPI_Init");
+    wmpi_abort(MPI_ERR_OTHER, msg);
+}
+
+/* ------------------------------------------------------------ handlers */
+
+static MPI_Errhandler hold(MPI_Errhandler h)
+{
+    if (h && h->kind == WMPI_ERRH_USER)
+        __atomic_add_fetch(&h->refs, 1, __ATOMIC_RELAXED);
+    return h;
+}
+
+static void release(MPI_Errhandler h)
+{
+    if (h && h->kind == WMPI_ERRH_USER &&
+        __atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        free(h);
+}
+
+static void set_handler(MPI_Comm comm, MPI_Errhandler h)
+{
+    release(__atomic_exchange_n((MPI_Errhandler *)&comm->errh, hold(h), __ATOMIC_ACQ_REL));
+}
+
+void wmpi_errhandlers_release(void)
+{
+    set_handler(MPI_COMM_WORLD, NULL);
+    set_handler(MPI_COMM_SELF, NULL);
+}
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    WMPI_NEED_INIT("MPI_Comm_set_errhandler");
+    if (!comm)
+        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_set_errhandler");
+    if (!errhandler)
+        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler");
+    set_handler(comm, errhandler);
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Comm_set_errhandler)
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    WMPI_NEED_INIT("MPI_Comm_get_errhandler");
+    if (!comm)
+        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_get_errhandler");
+    if (!errhandler)
+        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_get_errhandler");
+    *errhandler = hold(comm->errh ? comm->errh : MPI_ERRORS_ARE_FATAL);
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Comm_get_errhandler)
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
+                                MPI_Errhandler *errhandler)
+{
+    MPI_Errhandler h;
+
+    if (!function || !errhandler)
+        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Comm_create_errhandler");
+    h = malloc(sizeof *h);
+    if (!h)
+        return wmpi_fail(NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler");
+    h->kind = WMPI_ERRH_USER;
+    h->fn = function;
+    h->refs = 1;
+    *errhandler = h;
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Comm_create_errhandler)
+
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    WMPI_NEED_INIT("MPI_Comm_call_errhandler");
+    if (!comm)
+        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_call_errhandler");
+    handle(comm, errorcode, "MPI_Comm_call_errhandler", NULL);
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Comm_call_errhandler)
+
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    if (!errhandler || !*errhandler)
+        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Errhandler_free");
+    release(*errhandler);
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Errhandler_free)
+
+/* ------------------------------------------------------------- strings */
+
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    int n;
+
+    if (!string || !resultlen)
+        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Error_string");
+    if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", errorcode);
+    else
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s",
+                     class_name[errorcode], class_text[errorcode]);
+    *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Error_string)
+
+int PMPI_Error_class(int errorcode, int *errorclass)
+{
+    if (!errorclass || errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
+        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Error_class");
+    *errorclass = errorcode;
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Error_class)

@@ -1,0 +1,126 @@
+/* Statuses: conversion from the engine's, finishing a completed request
+ * into one, and the queries on them (MPI_Get_count, MPI_Get_elements,
+ * MPI_Test_cancelled).
+ *
+ * Design: MPI_Status carries, besides the public MPI_SOURCE, MPI_TAG and
+ * MPI_ERROR, the received byte count and the cancelled flag (private
+ * fields, mpi.h). Counts are derived from bytes when asked, with the
+ * datatype the caller names: bytes / extent for whole elements, or
+ * MPI_UNDEFINED when the bytes are not a whole number of them (MPI-3.1
+ * 3.2.5); MPI_Get_elements counts basic elements (two per pair type).
+ *
+ * MPI_ERROR is written only by the multiple-completion calls (Waitall,
+ * Testall, Waitsome, Testsome), as MPI prescribes; the others leave it.
+ *
+ * Rejected: storing counts in elements (the datatype is only known when
+ * the program asks; bytes are exact for every datatype).
+ * Invariants: a status's byte count is what was stored in the buffer.
+ * Locking: none (statuses belong to the caller; requests passed here are
+ * done, so the engine no longer touches them).
+ */
+#include <limits.h>
+
+#include "binding/binding.h"
+
+void wmpi_status_out(MPI_Status *out, const wmpi_status *st, int with_error)
+{
+    if (out == MPI_STATUS_IGNORE)
+        return;
+    out->MPI_SOURCE = st->source;
+    out->MPI_TAG = st->tag;
+    if (with_error)
+        out->MPI_ERROR = wmpi_error_class(st->error);
+    out->wmpi_cancelled = st->cancelled;
+    out->wmpi_bytes = st->bytes;
+}
+
+int wmpi_complete(MPI_Request *req, MPI_Status *status, int with_error)
+{
+    wmpi_status st;
+
+    if (wmpi_request_finish(*req, &st))
+        *req = MPI_REQUEST_NULL;
+    wmpi_status_out(status, &st, with_error);
+    return st.error;
+}
+
+int wmpi_wait_one(MPI_Request *req, MPI_Status *status)
+{
+    int err = wmpi_wait_requests(req, 1, 1);
+
+    return err ? err : wmpi_complete(req, status, 0);
+}
+
+MPI_Comm wmpi_request_comm(MPI_Request r)
+{
+    return r ? r->comm : MPI_COMM_WORLD;
+}
+
+/* ------------------------------------------------------------- queries */
+
+static int count_of(const MPI_Status *status, MPI_Datatype dt, int basic,
+                    MPI_Count *count)
+{
+    MPI_Count bytes = status->wmpi_bytes;
+    MPI_Count unit = (MPI_Count)dt->extent;
+
+    if (unit == 0) {
+        *count = 0;
+        return MPI_SUCCESS;
+    }
+    if (bytes % unit) {
+        *count = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    *count = bytes / unit * (basic ? dt->basic : 1);
+    return MPI_SUCCESS;
+}
+
+static int get_int(const MPI_Status *status, MPI_Datatype dt, int basic,
+                   int *count, const char *fn)
+{
+    MPI_Count c;
+
+    WMPI_NEED_INIT(fn);
+    if (!status || !count)
+        return wmpi_fail(NULL, MPI_ERR_ARG, fn);
+    if (!dt)
+        return wmpi_fail(NULL, MPI_ERR_TYPE, fn);
+    count_of(status, dt, basic, &c);
+    *count = c > INT_MAX ? MPI_UNDEFINED : (int)c;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    return get_int(status, datatype, 0, count, "MPI_Get_count");
+}
+WMPI_ALIAS(Get_count)
+
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    return get_int(status, datatype, 1, count, "MPI_Get_elements");
+}
+WMPI_ALIAS(Get_elements)
+
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
+                        MPI_Count *count)
+{
+    WMPI_NEED_INIT("MPI_Get_elements_x");
+    if (!status || !count)
+        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Get_elements_x");
+    if (!datatype)
+        return wmpi_fail(NULL, MPI_ERR_TYPE, "MPI_Get_elements_x");
+    return count_of(status, datatype, 1, count);
+}
+WMPI_ALIAS(Get_elements_x)
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    WMPI_NEED_INIT("MPI_Test_cancelled");
+    if (!status || !flag)
+        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Test_cancelled");
+    *flag = status->wmpi_cancelled != 0;
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Test_cancelled)

@@ -1,0 +1,258 @@
+/* mpirun's stdio forwarding: every rank's stdout and stderr, in whole
+ * lines, to mpirun's stdout and stderr; mpirun's stdin to one rank.
+ *
+ * Each rank writes to its own pipes, so nothing from two ranks can mix
+ * inside a pipe; mpirun reads them (non-blocking, at most 64 KiB per read
+ * so no rank starves the others) and writes out only complete lines, each
+ * in full before the next, so a line of one rank never contains bytes of
+ * another's, however long the lines and however the rank split its
+ * writes. The incomplete tail waits in the stream's buffer for its newline.
+ * Limits: a line longer than WL_LINE_MAX (1 MiB) is written in pieces of
+ * that size; a last line without a newline is written when the pipe
+ * closes (with a newline added under --tag-output, so the next tag starts
+ * a line). Without --tag-output all complete lines of one read go out in one
+ * write(); with it, up to LINES_PER_WRITE (tag, line) pairs per writev().
+ *
+ * --tag-output prefixes each line with "[1,R]<stdout>:" or "[1,R]<stderr>:"
+ * (R the rank), Open MPI's format ("1" stands for the job).
+ *
+ * stdin: mpirun reads its stdin only when the previous chunk was taken by
+ * the rank's pipe (non-blocking write end), so a rank that does not read
+ * stdin stops mpirun from reading more, and never blocks mpirun. EOF on
+ * mpirun's stdin closes the rank's stdin; a rank that exits or closes its
+ * end ends the forwarding (EPIPE is expected: SIGPIPE is ignored).
+ *
+ * When the last rank has exited, mpirun reads what the pipes still hold and
+ * stops: output written later by processes the ranks left running (and
+ * that kept the pipes open) is lost, rather than mpirun waiting for them.
+ *
+ * Writes to mpirun's own stdout/stderr block: if whoever reads mpirun is
+ * slow, ranks eventually block on full pipes, as they would writing to a
+ * terminal. If such a write fails (the reader went away), further output
+ * to that stream is read and dropped.
+ *
+ * Rejected: a pty per rank (line-buffered ranks, but no end-of-line
+ * guarantee across ranks either, and much more state).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "launcher.h"
+
+#define WL_LINE_MAX     (1u << 20)
+#define READ_CHUNK      65536u
+#define LINES_PER_WRITE 256
+#define DRAIN_READS     4096 /* per stream, after every rank exited */
+
+void wl_stream_init(struct wl_stream *s, int fd, int to, int rank)
+{
+    *s = (struct wl_stream){ .fd = fd, .to = to, .rank = rank };
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+/* ------------------------------------------------------------ output */
+
+static void out_writev(struct wl_job *j, int to, struct iovec *v, int n)
+{
+    while (n > 0 && !j->out_broken[to]) {
+        ssize_t w = writev(to, v, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            j->out_broken[to] = 1;
+            return;
+        }
+        for (; n > 0 && (size_t)w >= v->iov_len; v++, n--)
+            w -= (ssize_t)v->iov_len;
+        if (n > 0) {
+            v->iov_base = (char *)v->iov_base + w;
+            v->iov_len -= (size_t)w;
+        }
+    }
+}
+
+/* p[0..len) holds whole lines (each ends in '\n'). */
+static void emit_lines(struct wl_job *j, const struct wl_stream *s, char *p, size_t len)
+{
+    struct iovec v[2 * LINES_PER_WRITE];
+    char tag[48];
+    int n = 0;
+    if (!j->o->tag_output) {
+        v[0] = (struct iovec){ p, len };
+        out_writev(j, s->to, v, 1);
+        return;
+    }
+    size_t tl = (size_t)snprintf(tag, sizeof tag, "[1,%d]<%s>:", s->rank,
+                                 s->to == 1 ? "stdout" : "stderr");
+    while (len > 0) {
+        size_t l = (size_t)((char *)memchr(p, '\n', len) - p) + 1;
+        v[n++] = (struct iovec){ tag, tl };
+        v[n++] = (struct iovec){ p, l };
+        p += l;
+        len -= l;
+        if (n == 2 * LINES_PER_WRITE || len == 0) {
+            out_writev(j, s->to, v, n);
+            n = 0;
+        }
+    }
+}
+
+/* Write the buffered tail as a line of its own (EOF, or an overlong line). */
+static void emit_tail(struct wl_job *j, struct wl_stream *s)
+{
+    if (s->len == 0)
+        return;
+    if (j->o->tag_output) /* the tail has no newline; emit_lines needs one */
+        s->buf[s->len++] = '\n'; /* the buffer always has a spare byte */
+    emit_lines(j, s, s->buf, s->len);
+    s->len = 0;
+}
+
+/* Write the complete lines of the buffer, keep the tail. */
+static void emit_complete(struct wl_job *j, struct wl_stream *s)
+{
+    char *last = memrchr(s->buf, '\n', s->len);
+    if (!last) {
+        if (s->len >= WL_LINE_MAX)
+            emit_tail(j, s);
+        return;
+    }
+    size_t done = (size_t)(last - s->buf) + 1;
+    emit_lines(j, s, s->buf, done);
+    memmove(s->buf, s->buf + done, s->len - done);
+    s->len -= done;
+}
+
+/* ------------------------------------------------------------ input pipes */
+
+static void stream_close(struct wl_job *j, struct wl_stream *s)
+{
+    emit_tail(j, s);
+    close(s->fd);
+    s->fd = -1;
+    free(s->buf);
+    s->buf = NULL;
+    s->cap = 0;
+}
+
+/* One read: 1 if it got data, 0 if nothing there now, -1 at EOF. */
+static int pump(struct wl_job *j, struct wl_stream *s)
+{
+    if (s->cap - s->len < READ_CHUNK + 1) {
+        size_t cap = s->len + READ_CHUNK + 1;
+        char *buf = realloc(s->buf, cap);
+        if (!buf)
+            return 0; /* try again later; the rank waits meanwhile */
+        s->buf = buf;
+        s->cap = cap;
+    }
+    ssize_t n = read(s->fd, s->buf + s->len, READ_CHUNK);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return 0;
+    if (n <= 0) {
+        stream_close(j, s);
+        return -1;
+    }
+    s->len += (size_t)n;
+    emit_complete(j, s);
+    return 1;
+}
+
+static void on_stream(struct wl_job *j, void *arg, short revents)
+{
+    (void)revents;
+    pump(j, arg);
+}
+
+void wl_iofwd_drain(struct wl_job *j)
+{
+    for (int i = 0; i < j->n; i++) {
+        struct wl_stream *s[2] = { &j->ranks[i].out, &j->ranks[i].err };
+        for (int k = 0; k < 2; k++) {
+            for (int reads = 0; s[k]->fd >= 0 && reads < DRAIN_READS; reads++)
+                if (pump(j, s[k]) == 0)
+                    break;
+            if (s[k]->fd >= 0)
+                stream_close(j, s[k]);
+        }
+    }
+    if (j->in.to >= 0)
+        close(j->in.to);
+    j->in.to = -1;
+}
+
+/* ------------------------------------------------------------ stdin */
+
+static void stdin_stop(struct wl_job *j)
+{
+    if (j->in.to >= 0)
+        close(j->in.to);
+    j->in.to = -1;
+    j->in.from = -1; /* stop reading; fd 0 itself stays open */
+    j->in.len = j->in.off = 0;
+}
+
+static void on_stdin_write(struct wl_job *j, void *arg, short revents)
+{
+    (void)arg;
+    (void)revents;
+    struct wl_stdin *in = &j->in;
+    if (in->to < 0)
+        return;
+    ssize_t w = write(in->to, in->buf + in->off, in->len - in->off);
+    if (w < 0 && errno != EAGAIN && errno != EINTR) {
+        stdin_stop(j);
+        return;
+    }
+    in->off += w > 0 ? (size_t)w : 0;
+    if (in->off < in->len)
+        return;
+    in->len = in->off = 0;
+    if (in->from < 0)
+        stdin_stop(j); /* EOF was seen: the rank gets it now */
+}
+
+static void on_stdin_read(struct wl_job *j, void *arg, short revents)
+{
+    (void)arg;
+    (void)revents;
+    struct wl_stdin *in = &j->in;
+    if (in->from < 0 || in->len > 0)
+        return;
+    ssize_t n = read(in->from, in->buf, sizeof in->buf);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (n <= 0) {
+        stdin_stop(j);
+        return;
+    }
+    in->len = (size_t)n;
+    in->off = 0;
+    on_stdin_write(j, NULL, 0);
+}
+
+void wl_iofwd_rank_gone(struct wl_job *j, struct wl_rank *r)
+{
+    if (r->rank == j->o->stdin_rank)
+        stdin_stop(j);
+}
+
+void wl_iofwd_poll(struct wl_job *j, struct wl_poll *p)
+{
+    for (int i = 0; i < j->n; i++) {
+        struct wl_rank *r = &j->ranks[i];
+        if (r->out.fd >= 0)
+            wl_poll_add(p, r->out.fd, POLLIN, on_stream, &r->out);
+        if (r->err.fd >= 0)
+            wl_poll_add(p, r->err.fd, POLLIN, on_stream, &r->err);
+    }
+    if (j->in.to >= 0 && j->in.len > 0)
+        wl_poll_add(p, j->in.to, POLLOUT, on_stdin_write, NULL);
+    else if (j->in.to >= 0 && j->in.from >= 0)
+        wl_poll_add(p, j->in.from, POLLIN, on_stdin_read, NULL);
+}

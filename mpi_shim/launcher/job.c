@@ -1,0 +1,373 @@
+/* The life of an mpirun job: set-up, the poll loop, rank exits, the first
+ * failure, termination, --timeout and mpirun's own signals.
+ *
+ * Design. One thread, one poll() loop. Each iteration rebuilds the pollfd
+ * array: the signalfd, then wireup.c and iofwd.c add their fds with a
+ * handler each (struct wl_poll), and timers ask for a wake-up time. The
+ * loop runs while any rank is unreaped; then iofwd drains what the pipes
+ * still hold. Signals (SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT) are
+ * blocked and read from a signalfd, so no handler races the loop and
+ * children start with an empty mask (spawn.c resets it).
+ *
+ * Failure policy (Open MPI's): the first failure decides the exit status
+ * and is the one reported; mpirun then stops the job: SIGTERM to every
+ * live rank's process group, SIGKILL to those alive after the grace period
+ * (WEFT_MPIRUN_KILL_GRACE, 3 s). Deaths caused by the stop are not
+ * reported. Failures and their status:
+ *   rank killed by signal S          128 + S   "was killed by signal 9 (Killed)"
+ *   rank exited with code C != 0     C
+ *   rank called abort (MPI_Abort)    the code's low byte, 1 if 0
+ *   rank exited 0 after MPI_Init but without MPI_Finalize   1
+ *   rank exited 0 never calling MPI_Init while others did   1
+ *   mpirun got SIGINT/TERM/HUP/QUIT  128 + signal (a second one: SIGKILL now)
+ *   --timeout expired                124
+ *   a rank could not be started      127
+ * A job whose ranks never call MPI_Init (mpirun -n 2 hostname) is fine.
+ *
+ * Rejected: SIGCHLD handler + self-pipe (signalfd is simpler and this is
+ * Linux-only anyway); a thread per rank (ordering of reports would depend
+ * on scheduling); killing only the rank's pid (a shell-script rank's
+ * children would survive: ranks run in their own process groups).
+ *
+ * Invariants: nalive counts ranks with alive set; once stopping is set it
+ * stays set and no new rank joins; failed is set at most once, together
+ * with status.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "launcher.h"
+
+void wl_say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("mpirun: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int64_t wl_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+const char *wl_rank_name(const struct wl_rank *r, char *buf, size_t len)
+{
+    int pid = r->rpid ? (int)r->rpid : (int)r->pid;
+    if (r->host->local)
+        snprintf(buf, len, "rank %d (pid %d)", r->rank, pid);
+    else
+        snprintf(buf, len, "rank %d (pid %d on host %s)", r->rank, pid, r->host->name);
+    return buf;
+}
+
+/* ------------------------------------------------------------ poll set */
+
+void wl_poll_add(struct wl_poll *p, int fd, short events, wl_handler *fn, void *arg)
+{
+    if (p->n == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 64;
+        struct pollfd *pfd = realloc(p->pfd, (size_t)cap * sizeof *pfd);
+        struct wl_slot *slot = pfd ? realloc(p->slot, (size_t)cap * sizeof *slot) : NULL;
+        if (pfd)
+            p->pfd = pfd;
+        if (!slot) {
+            wl_say("out of memory");
+            exit(WL_EXIT_INTERNAL);
+        }
+        p->slot = slot;
+        p->cap = cap;
+    }
+    p->pfd[p->n] = (struct pollfd){ .fd = fd, .events = events };
+    p->slot[p->n++] = (struct wl_slot){ fn, arg };
+}
+
+void wl_poll_wake_at(struct wl_poll *p, int64_t when_ms)
+{
+    if (p->deadline < 0 || when_ms < p->deadline)
+        p->deadline = when_ms;
+}
+
+/* ------------------------------------------------------------ stopping */
+
+static void signal_all(struct wl_job *j, int sig, int spare_aborting)
+{
+    for (int i = 0; i < j->n; i++)
+        if (j->ranks[i].alive && !(spare_aborting && j->ranks[i].aborting))
+            wl_spawn_signal(&j->ranks[i], sig);
+}
+
+static void stop(struct wl_job *j)
+{
+    if (j->stopping)
+        return;
+    j->stopping = 1;
+    j->kill_at = wl_now_ms() + (int64_t)(j->o->grace * 1000);
+    signal_all(j, SIGTERM, 1);
+}
+
+void wl_job_fail(struct wl_job *j, int status, const char *fmt, ...)
+{
+    if (j->failed)
+        return;
+    j->failed = 1;
+    j->status = status;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("mpirun: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    stop(j);
+}
+
+static void fail_uninit(struct wl_job *j, const struct wl_rank *r)
+{
+    char name[96];
+    wl_job_fail(j, WL_EXIT_INTERNAL, "%s exited without calling MPI_Init, while the other "
+                "ranks did", wl_rank_name(r, name, sizeof name));
+}
+
+void wl_job_rank_joined(struct wl_job *j, struct wl_rank *r)
+{
+    (void)r;
+    if (j->uninit_exit >= 0)
+        fail_uninit(j, &j->ranks[j->uninit_exit]);
+}
+
+/* ------------------------------------------------------------ rank exits */
+
+static void rank_exited(struct wl_job *j, struct wl_rank *r)
+{
+    char name[96];
+    int st = r->status;
+    wl_rank_name(r, name, sizeof name);
+    if (j->stopping) {
+        if (j->o->verbose)
+            wl_say("%s stopped", name);
+    } else if (WIFSIGNALED(st)) {
+        wl_job_fail(j, 128 + WTERMSIG(st), "%s was killed by signal %d (%s)", name,
+                    WTERMSIG(st), strsignal(WTERMSIG(st)));
+    } else if (WEXITSTATUS(st) != 0) {
+        wl_job_fail(j, WEXITSTATUS(st), "%s exited with code %d", name, WEXITSTATUS(st));
+    } else if (r->connected && !r->finalized) {
+        wl_job_fail(j, WL_EXIT_INTERNAL, "%s exited with code 0 without calling "
+                    "MPI_Finalize", name);
+    } else if (!r->connected && j->any_connected) {
+        fail_uninit(j, r);
+    } else if (!r->connected && j->uninit_exit < 0) {
+        j->uninit_exit = r->rank;
+    }
+}
+
+static struct wl_rank *rank_by_pid(struct wl_job *j, pid_t pid)
+{
+    for (int i = 0; i < j->n; i++)
+        if (j->ranks[i].pid == pid && j->ranks[i].alive)
+            return &j->ranks[i];
+    return NULL;
+}
+
+static void reap(struct wl_job *j)
+{
+    int st;
+    pid_t pid;
+    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+        struct wl_rank *r = rank_by_pid(j, pid);
+        if (!r)
+            continue;
+        r->alive = 0;
+        r->status = st;
+        j->nalive--;
+        wl_iofwd_rank_gone(j, r);
+        rank_exited(j, r);
+    }
+}
+
+/* ------------------------------------------------------------ signals */
+
+static void on_signal(struct wl_job *j, void *arg, short revents)
+{
+    (void)arg;
+    (void)revents;
+    struct signalfd_siginfo si;
+    while (read(j->sig_fd, &si, sizeof si) == (ssize_t)sizeof si) {
+        int sig = (int)si.ssi_signo;
+        if (sig == SIGCHLD) {
+            reap(j);
+        } else if (!j->stopping) {
+            wl_job_fail(j, 128 + sig, "caught signal %d (%s); stopping the job", sig,
+                        strsignal(sig));
+        } else {
+            wl_say("caught signal %d (%s) again; killing every rank now", sig, strsignal(sig));
+            signal_all(j, SIGKILL, 0);
+            j->kill_at = -1;
+        }
+    }
+}
+
+static int open_signals(struct wl_job *j)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaddset(&set, sigs[i]);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    j->sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (j->sig_fd < 0)
+        wl_say("signalfd: %s", strerror(errno));
+    return j->sig_fd < 0 ? -errno : 0;
+}
+
+/* ------------------------------------------------------------ timers */
+
+static void timers(struct wl_job *j, struct wl_poll *p)
+{
+    int64_t now = wl_now_ms();
+    if (j->deadline >= 0 && !j->stopping) {
+        if (now >= j->deadline)
+            wl_job_fail(j, WL_EXIT_TIMEOUT, "the job did not finish within --timeout %g s; "
+                        "stopping it", j->o->timeout);
+        else
+            wl_poll_wake_at(p, j->deadline);
+    }
+    if (j->stopping && j->kill_at >= 0) {
+        if (now >= j->kill_at) {
+            if (j->o->verbose)
+                wl_say("ranks still alive %g s after SIGTERM: sending SIGKILL", j->o->grace);
+            signal_all(j, SIGKILL, 0);
+            j->kill_at = -1;
+        } else {
+            wl_poll_wake_at(p, j->kill_at);
+        }
+    }
+}
+
+static int poll_timeout(const struct wl_poll *p)
+{
+    if (p->deadline < 0)
+        return -1;
+    int64_t left = p->deadline - wl_now_ms();
+    return left <= 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
+}
+
+static void loop(struct wl_job *j)
+{
+    struct wl_poll p = { 0 };
+    while (j->nalive > 0) {
+        p.n = 0;
+        p.deadline = -1;
+        wl_poll_add(&p, j->sig_fd, POLLIN, on_signal, NULL);
+        timers(j, &p);
+        wl_wireup_poll(j, &p);
+        wl_iofwd_poll(j, &p);
+        if (poll(p.pfd, (nfds_t)p.n, poll_timeout(&p)) < 0 && errno != EINTR) {
+            wl_say("poll: %s", strerror(errno));
+            exit(WL_EXIT_INTERNAL);
+        }
+        for (int i = 0; i < p.n; i++)
+            if (p.pfd[i].revents)
+                p.slot[i].fn(j, p.slot[i].arg, p.pfd[i].revents);
+    }
+    free(p.pfd);
+    free(p.slot);
+}
+
+/* ------------------------------------------------------------ set-up */
+
+static void make_ids(struct wl_job *j)
+{
+    uint32_t tag = 0;
+    if (getrandom(j->secret, sizeof j->secret, 0) != (ssize_t)sizeof j->secret ||
+        getrandom(&tag, sizeof tag, 0) != (ssize_t)sizeof tag) {
+        wl_say("getrandom: %s (cannot make the job secret)", strerror(errno));
+        exit(WL_EXIT_INTERNAL);
+    }
+    wmpi_hex_encode(j->secret, sizeof j->secret, j->secret_hex);
+    snprintf(j->jobid, sizeof j->jobid, "%d.%08x", (int)getpid(), tag);
+}
+
+/* mpirun's stdin goes to one rank, unless reading it would stop us
+ * (a background job on a terminal gets SIGTTIN). */
+static int stdin_source(const struct wl_opts *o)
+{
+    if (o->stdin_rank < 0)
+        return -1;
+    if (isatty(0) && tcgetpgrp(0) != getpgrp())
+        return -1;
+    return fcntl(0, F_GETFD) < 0 ? -1 : 0;
+}
+
+static int setup(struct wl_job *j, const struct wl_opts *o)
+{
+    *j = (struct wl_job){ .o = o, .listen_fd = -1, .sig_fd = -1, .uninit_exit = -1,
+                          .deadline = -1, .kill_at = -1, .in = { .from = -1, .to = -1 } };
+    if (wl_hosts_load(o, &j->hosts))
+        return WL_EXIT_USAGE;
+    j->n = o->np ? o->np : wl_hosts_default_np(&j->hosts);
+    if (o->stdin_rank >= j->n) {
+        wl_say("--stdin %d: the job has only %d ranks", o->stdin_rank, j->n);
+        return WL_EXIT_USAGE;
+    }
+    j->ranks = calloc((size_t)j->n, sizeof *j->ranks);
+    if (!j->ranks)
+        return WL_EXIT_INTERNAL;
+    for (int i = 0; i < j->n; i++)
+        j->ranks[i] = (struct wl_rank){ .rank = i, .out.fd = -1, .err.fd = -1 };
+    wl_hosts_place(&j->hosts, j->ranks, j->n);
+    make_ids(j);
+    j->in.from = stdin_source(o);
+    if (o->timeout > 0)
+        j->deadline = wl_now_ms() + (int64_t)(o->timeout * 1000);
+    if (open_signals(j) || wl_wireup_open(j))
+        return WL_EXIT_INTERNAL;
+    return 0;
+}
+
+static void teardown(struct wl_job *j)
+{
+    wl_wireup_close(j);
+    if (j->sig_fd >= 0)
+        close(j->sig_fd);
+    for (int i = 0; i < j->n; i++) {
+        free(j->ranks[i].out.buf);
+        free(j->ranks[i].err.buf);
+    }
+    free(j->ranks);
+    wl_hosts_free(&j->hosts);
+}
+
+int wl_job_run(const struct wl_opts *o)
+{
+    struct wl_job j;
+    int status = setup(&j, o);
+    if (status == 0) {
+        if (o->verbose)
+            wl_say("job %s: %d ranks, control server %s (remote ranks: %s)", j.jobid, j.n,
+                   j.ctl_local, j.ctl_remote);
+        wl_spawn_all(&j);
+        loop(&j);
+        wl_iofwd_drain(&j);
+        status = j.status;
+    }
+    teardown(&j);
+    return status;
+}

@@ -1,0 +1,190 @@
+/* mpirun's internal interfaces: the options, the job and its ranks, the
+ * poll loop every part registers with, and one section per source file:
+ *
+ *   mpirun.c   command line, --help, --version, main()
+ *   job.c      the job's life: set-up, poll loop, rank exits, failure,
+ *              termination (SIGTERM, grace, SIGKILL), timeout, signals
+ *   hosts.c    --host / --hostfile, slots, rank placement, locality
+ *   spawn.c    starting ranks: environment, fork/exec, launch agents
+ *   remote.c   the helper that starts a rank on another host
+ *   wireup.c   the control server: secret check, all-gather, finalize, abort
+ *   iofwd.c    stdout/stderr forwarding in whole lines, stdin to one rank
+ *
+ * mpirun is single-threaded: one poll() loop, non-blocking sockets and
+ * pipes, signals through a signalfd. Writes to its own stdout/stderr are
+ * blocking (the reader's pace is the job's pace, as with any program).
+ */
+#ifndef WL_LAUNCHER_H
+#define WL_LAUNCHER_H
+
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../engine/boot_proto.h"
+
+#define WL_VERSION_STRING "0.1.0"
+#define WL_EXIT_USAGE     2   /* bad command line */
+#define WL_EXIT_LAUNCH    127 /* a rank could not be started */
+#define WL_EXIT_TIMEOUT   124 /* --timeout expired (as timeout(1)) */
+#define WL_EXIT_INTERNAL  1   /* mpirun's own failure; improper rank exit */
+
+/* ------------------------------------------------------------ options */
+
+struct wl_opts {
+    int np;                  /* -n; 0: the hosts' slots, or the CPU count */
+    char *hosts;             /* every --host list, joined by ','; or NULL */
+    const char *hostfile;    /* --hostfile */
+    const char **xvars;      /* -x VAR or VAR=value, nx of them */
+    int nx;
+    double timeout;          /* --timeout seconds; 0: none */
+    double grace;            /* seconds from SIGTERM to SIGKILL */
+    const char *agent;       /* remote-exec template ("ssh") */
+    const char *control_addr; /* --control-address: IPv4 to bind/advertise */
+    const char *wdir;        /* --wdir */
+    int stdin_rank;          /* --stdin: rank that reads mpirun's stdin; -1 */
+    int tag_output;          /* --tag-output */
+    int verbose;             /* -v */
+    char **argv;             /* the program and its arguments, NULL-ended */
+};
+
+/* ------------------------------------------------------------ hosts */
+
+struct wl_host {
+    char *name;
+    int slots;               /* 0: as many as asked for */
+    int local;               /* run with fork/exec, not the launch agent */
+    int nranks;              /* ranks placed here */
+};
+
+struct wl_hosts {
+    struct wl_host *v;
+    int n;
+};
+
+/* ------------------------------------------------------------ ranks */
+
+struct wl_stream {           /* a rank's stdout or stderr pipe */
+    int fd;                  /* read end (non-blocking); -1 after EOF */
+    int to;                  /* 1 or 2: mpirun's stream it goes to */
+    int rank;                /* for --tag-output */
+    char *buf;               /* bytes of the incomplete last line */
+    size_t len, cap;
+};
+
+struct wl_conn;
+
+struct wl_rank {
+    int rank;
+    struct wl_host *host;
+    int local_rank;
+    pid_t pid;               /* the child mpirun forked (rank or agent) */
+    pid_t rpid;              /* the rank's own pid, from its HELLO; 0 */
+    int alive;               /* not reaped yet */
+    int status;              /* wait status, once reaped */
+    int connected;           /* sent HELLO (called MPI_Init) */
+    int finalized;           /* sent FINALIZE */
+    int aborting;            /* sent ABORT: it exits by itself */
+    struct wl_conn *conn;    /* its control connection, or NULL */
+    struct wl_stream out, err;
+};
+
+/* ------------------------------------------------------------ poll loop */
+
+struct wl_job;
+typedef void wl_handler(struct wl_job *j, void *arg, short revents);
+
+struct wl_poll {
+    struct pollfd *pfd;
+    struct wl_slot { wl_handler *fn; void *arg; } *slot;
+    int n, cap;
+    int64_t deadline;        /* earliest timer anyone asked for; -1 none */
+};
+
+void wl_poll_add(struct wl_poll *p, int fd, short events, wl_handler *fn, void *arg);
+void wl_poll_wake_at(struct wl_poll *p, int64_t when_ms);
+int64_t wl_now_ms(void);
+
+/* ------------------------------------------------------------ the job */
+
+struct wl_gather {
+    size_t len;              /* bytes per rank in this round */
+    int count;               /* ranks that contributed */
+    uint8_t *data;           /* n * len, being filled */
+    uint8_t *have;           /* n flags */
+    uint8_t *done;           /* the last completed round, being sent */
+};
+
+struct wl_stdin {
+    int from;                /* mpirun's stdin, or -1 */
+    int to;                  /* write end of the target rank's stdin, or -1 */
+    char buf[65536];
+    size_t len, off;
+};
+
+struct wl_job {
+    const struct wl_opts *o;
+    struct wl_hosts hosts;
+    int n;
+    struct wl_rank *ranks;
+    uint8_t secret[WMPI_SECRET_LEN];
+    char secret_hex[2 * WMPI_SECRET_LEN + 1];
+    char jobid[48];
+    /* wireup.c */
+    int listen_fd;
+    char *ctl_local, *ctl_remote; /* WEFT_MPI_CONTROL for each kind of host */
+    struct wl_conn *conns;
+    int nconns;
+    struct wl_gather g;
+    int any_connected;
+    int uninit_exit;         /* a rank that exited 0 never connecting; -1 */
+    /* iofwd.c */
+    struct wl_stdin in;
+    int out_broken[3];       /* writing to mpirun's fd 1/2 failed */
+    /* job.c */
+    int sig_fd;
+    int nalive;
+    int failed;              /* the first failure was reported */
+    int status;              /* mpirun's exit status */
+    int stopping;            /* SIGTERM sent; kill_at is the SIGKILL time */
+    int64_t kill_at;
+    int64_t deadline;        /* --timeout, or -1 */
+};
+
+/* job.c */
+int wl_job_run(const struct wl_opts *o);
+void wl_job_fail(struct wl_job *j, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void wl_job_rank_joined(struct wl_job *j, struct wl_rank *r);
+const char *wl_rank_name(const struct wl_rank *r, char *buf, size_t len);
+void wl_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* hosts.c */
+int wl_hosts_load(const struct wl_opts *o, struct wl_hosts *h);
+int wl_hosts_default_np(const struct wl_hosts *h);
+void wl_hosts_place(struct wl_hosts *h, struct wl_rank *r, int n);
+int wl_hosts_any_remote(const struct wl_hosts *h);
+void wl_hosts_free(struct wl_hosts *h);
+
+/* spawn.c */
+int wl_spawn_all(struct wl_job *j);
+void wl_spawn_signal(struct wl_rank *r, int sig);
+
+/* remote.c */
+char *wl_remote_blob(const char *cwd, int strict, char **env, int nenv, char *const *argv);
+int wl_remote_main(int argc, char **argv);
+#define WL_REMOTE_FLAG "--weft-remote-exec"
+
+/* wireup.c */
+int wl_wireup_open(struct wl_job *j);
+void wl_wireup_poll(struct wl_job *j, struct wl_poll *p);
+void wl_wireup_close(struct wl_job *j);
+
+/* iofwd.c */
+void wl_stream_init(struct wl_stream *s, int fd, int to, int rank);
+void wl_iofwd_poll(struct wl_job *j, struct wl_poll *p);
+void wl_iofwd_drain(struct wl_job *j);
+void wl_iofwd_rank_gone(struct wl_job *j, struct wl_rank *r);
+
+#endif /* WL_LAUNCHER_H */

@@ -1,0 +1,241 @@
+/* mpirun / mpiexec: the command line, --help and --version, and main().
+ * The job itself is run by job.c; launcher.h maps the other files.
+ *
+ * Syntax: mpirun [options] program [arguments]. Options stop at the first
+ * word that does not start with '-' (or after "--"), so the program's own
+ * options are never taken for mpirun's. Long options may be written with
+ * one dash or two, and with "=value" or as two words (-np 4, --np=4,
+ * -host a,b), as Open MPI accepts them. A few Open MPI options that change
+ * nothing here are accepted and ignored, so existing scripts run:
+ * --oversubscribe, --allow-run-as-root, --bind-to X, --map-by X, and
+ * --mca K V (with a warning: the parameter is Open MPI's, not ours).
+ *
+ * Rejected: getopt_long (no single-dash long options like -np and -host,
+ * which every MPI script uses); MPMD "prog1 : prog2" (a later issue).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launcher.h"
+
+enum opt_id {
+    O_NP, O_HOST, O_HOSTFILE, O_X, O_TIMEOUT, O_AGENT, O_CONTROL, O_WDIR, O_STDIN,
+    O_TAG, O_VERBOSE, O_VERSION, O_HELP, O_IGNORE, O_IGNORE_ARG, O_MCA,
+};
+
+static const struct opt_def {
+    const char *name;
+    enum opt_id id;
+    int nargs;
+} opt_table[] = {
+    { "n", O_NP, 1 }, { "np", O_NP, 1 }, { "c", O_NP, 1 },
+    { "H", O_HOST, 1 }, { "host", O_HOST, 1 },
+    { "hostfile", O_HOSTFILE, 1 }, { "machinefile", O_HOSTFILE, 1 },
+    { "x", O_X, 1 }, { "timeout", O_TIMEOUT, 1 },
+    { "launch-agent", O_AGENT, 1 }, { "control-address", O_CONTROL, 1 },
+    { "wdir", O_WDIR, 1 }, { "stdin", O_STDIN, 1 },
+    { "tag-output", O_TAG, 0 }, { "v", O_VERBOSE, 0 }, { "verbose", O_VERBOSE, 0 },
+    { "V", O_VERSION, 0 }, { "version", O_VERSION, 0 }, { "h", O_HELP, 0 },
+    { "help", O_HELP, 0 }, { "oversubscribe", O_IGNORE, 0 },
+    { "allow-run-as-root", O_IGNORE, 0 }, { "bind-to", O_IGNORE_ARG, 1 },
+    { "map-by", O_IGNORE_ARG, 1 }, { "mca", O_MCA, 2 },
+};
+
+static void usage(FILE *f)
+{
+    fputs("usage: mpirun [options] program [arguments...]   (also: mpiexec)\n"
+          "Runs an MPI program built with Weft's mpicc as a job of several processes.\n\n"
+          "  -n, -np N             number of ranks (default: the hosts' slots, else the CPUs)\n"
+          "  -H, --host LIST       hosts, comma-separated, NAME or NAME:SLOTS\n"
+          "  --hostfile FILE       hosts, one a line: NAME [slots=N]\n"
+          "  -x VAR, -x VAR=VALUE  pass mpirun's VAR, or set VAR, in every rank\n"
+          "  --tag-output          prefix lines with [1,RANK]<stdout>: or <stderr>:\n"
+          "  --stdin RANK|none     the rank that reads mpirun's stdin (default 0)\n"
+          "  --timeout S           stop the job after S seconds, exit status 124\n"
+          "  --wdir DIR            the ranks' working directory\n"
+          "  --launch-agent CMD    how to start ranks on other hosts (default ssh);\n"
+          "                        {host} in CMD is replaced by the host name\n"
+          "  --control-address IP  the address remote ranks reach mpirun at\n"
+          "  -v, --verbose         say what mpirun does\n"
+          "  -V, --version         print the version\n"
+          "  -h, --help            print this help\n"
+          "Accepted and ignored (Open MPI): --oversubscribe, --allow-run-as-root,\n"
+          "  --bind-to X, --map-by X, --mca K V.\n\n"
+          "Environment: WEFT_MPIRUN_RSH (launch agent), WEFT_MPIRUN_CONTROL_ADDRESS,\n"
+          "  WEFT_MPIRUN_KILL_GRACE (seconds from SIGTERM to SIGKILL, default 3),\n"
+          "  WEFT_MPIRUN_REMOTE_PATH (mpirun's path on remote hosts), MPIEXEC_TIMEOUT.\n"
+          "Every WEFT_* variable is passed to remote ranks; local ranks inherit all.\n\n"
+          "Exit status: 0 if every rank exited 0 after MPI_Finalize (or never called\n"
+          "MPI_Init); else the first failure's: the rank's exit code, 128+signal if it\n"
+          "was killed, the MPI_Abort code, 1 for an exit without MPI_Finalize, 124 for\n"
+          "--timeout, 127 if a rank could not start, 128+signal if mpirun was signalled.\n",
+          f);
+}
+
+static const struct opt_def *lookup(const char *arg, const char **val)
+{
+    const char *name = arg + (arg[1] == '-' ? 2 : 1);
+    const char *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    *val = eq ? eq + 1 : NULL;
+    for (size_t i = 0; i < sizeof opt_table / sizeof opt_table[0]; i++)
+        if (strlen(opt_table[i].name) == len && !strncmp(opt_table[i].name, name, len))
+            return &opt_table[i];
+    return NULL;
+}
+
+static int bad(const char *opt, const char *val, const char *want)
+{
+    wl_say("%s '%s': expected %s", opt, val, want);
+    return WL_EXIT_USAGE;
+}
+
+static int parse_int(const char *opt, const char *s, int min, int max, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < min || v > max)
+        return bad(opt, s, "a whole number in range");
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_seconds(const char *opt, const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (!*s || *end || !(v >= 0) || v > 1e7)
+        return bad(opt, s, "a number of seconds");
+    *out = v;
+    return 0;
+}
+
+static int add_host_list(struct wl_opts *o, const char *list)
+{
+    char *joined;
+    if (asprintf(&joined, "%s%s%s", o->hosts ? o->hosts : "", o->hosts ? "," : "", list) < 0)
+        return WL_EXIT_INTERNAL;
+    free(o->hosts);
+    o->hosts = joined;
+    return 0;
+}
+
+static int add_x(struct wl_opts *o, const char *x)
+{
+    size_t name = strcspn(x, "=");
+    if (name == 0 || strspn(x, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                               "0123456789_") != name || (x[0] >= '0' && x[0] <= '9'))
+        return bad("-x", x, "VAR or VAR=VALUE");
+    if (!x[name] && !getenv(x))
+        wl_say("-x %s: %s is not set here; not passed on", x, x);
+    const char **v = realloc(o->xvars, (size_t)(o->nx + 1) * sizeof *v);
+    if (!v)
+        return WL_EXIT_INTERNAL;
+    o->xvars = v;
+    v[o->nx++] = x;
+    return 0;
+}
+
+/* Apply one option; 0, -1 to exit 0 at once (help, version), or a status. */
+static int apply(struct wl_opts *o, enum opt_id id, const char *opt, const char **val)
+{
+    switch (id) {
+    case O_NP: return parse_int(opt, val[0], 1, 1000000, &o->np);
+    case O_HOST: return add_host_list(o, val[0]);
+    case O_HOSTFILE: o->hostfile = val[0]; return 0;
+    case O_X: return add_x(o, val[0]);
+    case O_TIMEOUT: return parse_seconds(opt, val[0], &o->timeout);
+    case O_AGENT: o->agent = val[0]; return 0;
+    case O_CONTROL: o->control_addr = val[0]; return 0;
+    case O_WDIR: o->wdir = val[0]; return 0;
+    case O_STDIN:
+        o->stdin_rank = -1;
+        if (!strcmp(val[0], "none"))
+            return 0;
+        return parse_int(opt, val[0], 0, 1000000, &o->stdin_rank);
+    case O_TAG: o->tag_output = 1; return 0;
+    case O_VERBOSE: o->verbose = 1; return 0;
+    case O_VERSION: printf("mpirun (Weft) %s\n", WL_VERSION_STRING); return -1;
+    case O_HELP: usage(stdout); return -1;
+    case O_MCA: wl_say("ignoring --mca %s %s (an Open MPI parameter)", val[0], val[1]);
+        return 0;
+    default: return 0;
+    }
+}
+
+static void defaults(struct wl_opts *o)
+{
+    const char *e;
+    *o = (struct wl_opts){ .grace = 3, .agent = "ssh" };
+    if ((e = getenv("WEFT_MPIRUN_RSH")) && *e)
+        o->agent = e;
+    if ((e = getenv("WEFT_MPIRUN_CONTROL_ADDRESS")) && *e)
+        o->control_addr = e;
+    if ((e = getenv("WEFT_MPIRUN_KILL_GRACE")) && *e)
+        parse_seconds("WEFT_MPIRUN_KILL_GRACE", e, &o->grace);
+    if ((e = getenv("MPIEXEC_TIMEOUT")) && *e)
+        parse_seconds("MPIEXEC_TIMEOUT", e, &o->timeout);
+}
+
+/* 0 with o filled in, -1 to exit 0 at once, or an exit status. */
+static int parse(int argc, char **argv, struct wl_opts *o)
+{
+    int i = 1;
+    defaults(o);
+    for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+        const char *val[2] = { NULL, NULL }, *opt = argv[i];
+        if (!strcmp(opt, "--")) {
+            i++;
+            break;
+        }
+        const struct opt_def *d = lookup(opt, &val[0]);
+        if (!d) {
+            wl_say("unknown option '%s' (see mpirun --help)", argv[i]);
+            return WL_EXIT_USAGE;
+        }
+        for (int k = val[0] ? 1 : 0; k < d->nargs; k++) {
+            if (i + 1 >= argc) {
+                wl_say("option '%s' needs a value", argv[i]);
+                return WL_EXIT_USAGE;
+            }
+            val[k] = argv[++i];
+        }
+        int r = apply(o, d->id, opt, val);
+        if (r)
+            return r;
+    }
+    if (i >= argc) {
+        wl_say("no program to run (see mpirun --help)");
+        return WL_EXIT_USAGE;
+    }
+    o->argv = argv + i;
+    return 0;
+}
+
+/* Children get pipes on 0/1/2; our own must be open so a pipe never
+ * lands there. */
+static void open_std_fds(void)
+{
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", fd ? O_WRONLY : O_RDONLY) < 0)
+            exit(WL_EXIT_INTERNAL);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], WL_REMOTE_FLAG))
+        return wl_remote_main(argc, argv);
+    open_std_fds();
+    struct wl_opts o;
+    int status = parse(argc, argv, &o);
+    if (status == 0)
+        status = wl_job_run(&o);
+    else if (status < 0)
+        status = 0;
+    free(o.hosts);
+    free(o.xvars);
+    return status;
+}

@@ -1,0 +1,378 @@
+/* Starting the ranks: each rank's environment, fork/exec on this host, the
+ * launch agent (ssh, or any remote-exec command) for other hosts, and the
+ * signals that stop them.
+ *
+ * Environment of a rank. A local rank inherits mpirun's whole environment;
+ * a remote one gets only what mpirun sends: every WEFT_* variable of
+ * mpirun's environment except the launcher's own WEFT_MPIRUN_* and the
+ * per-job ones below (so runtime settings such as WEFT_WORKERS or
+ * WEFT_EAGER_LIMIT reach every rank, but an enclosing job's secret does
+ * not reach a command line), and the -x variables. Then, for every rank, the -x VAR=value settings and the
+ * per-rank variables override: WEFT_MPI_RANK, _SIZE, _LOCAL_RANK,
+ * _LOCAL_SIZE, _HOST, _JOBID, _SECRET, _CONTROL (boot.h), and for scripts
+ * written for other launchers OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK,
+ * _LOCAL_SIZE, _NODE_RANK and PMI_RANK, PMI_SIZE (values only; they start
+ * no PMI client).
+ *
+ * A local rank: fork, then in the child its own process group (so a signal
+ * reaches the rank and any children it started, and the terminal's Ctrl-C
+ * reaches only mpirun, which stops the job in order), PR_SET_PDEATHSIG so it
+ * dies with mpirun even if mpirun is SIGKILLed, pipes on 0/1/2 (stdin is
+ * /dev/null except for the --stdin rank), empty signal mask, then execvp. A
+ * CLOEXEC pipe reports a failed chdir or exec to the parent, so "no such
+ * program" is reported as such, not as an exit code.
+ *
+ * A remote rank: the launch agent template (--launch-agent, else
+ * WEFT_MPIRUN_RSH, else "ssh") is split into words at blanks; "{host}" is
+ * replaced by the host name (or the name is appended as a word when no
+ * word mentions it); then come mpirun's own path (WEFT_MPIRUN_REMOTE_PATH
+ * overrides /proc/self/exe: mpirun must exist at that path on the remote
+ * host), WL_REMOTE_FLAG and a hex blob with the working directory, the
+ * environment and the program (remote.c). The blob is plain hex so the same
+ * words work whether the agent passes them on as argv (ip netns exec, env)
+ * or joins them into a shell command (ssh). The secret is not in the blob,
+ * since command lines are public: mpirun writes it as the first line on the
+ * agent's stdin (ssh carries it encrypted); the remote helper reads exactly
+ * that line and leaves the rest of stdin to the rank.
+ *
+ * Rejected: posix_spawn (no way to set PDEATHSIG or report a failed chdir);
+ * shell-quoting a command line for ssh (breaks agents that take argv).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "launcher.h"
+
+extern char **environ;
+
+struct envlist {
+    char **v;
+    int n, cap;
+};
+
+static void env_add(struct envlist *e, const char *fmt, ...)
+{
+    if (e->n + 1 >= e->cap) {
+        e->cap = e->cap ? 2 * e->cap : 32;
+        e->v = realloc(e->v, (size_t)e->cap * sizeof *e->v);
+        if (!e->v) {
+            wl_say("out of memory");
+            exit(WL_EXIT_INTERNAL);
+        }
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&e->v[e->n], fmt, ap) < 0) {
+        wl_say("out of memory");
+        exit(WL_EXIT_INTERNAL);
+    }
+    va_end(ap);
+    e->v[++e->n] = NULL;
+}
+
+static void env_free(struct envlist *e)
+{
+    for (int i = 0; i < e->n; i++)
+        free(e->v[i]);
+    free(e->v);
+}
+
+/* WEFT_* settings go to remote ranks, but not mpirun's own nor a job's
+ * identity (an enclosing job's secret must not reach a command line). */
+static int forwardable(const char *kv)
+{
+    static const char *const job[] = { WMPI_ENV_RANK, WMPI_ENV_SIZE, WMPI_ENV_LOCAL_RANK,
+                                       WMPI_ENV_LOCAL_SIZE, WMPI_ENV_HOST, WMPI_ENV_JOBID,
+                                       WMPI_ENV_SECRET, WMPI_ENV_CONTROL };
+    size_t len = strcspn(kv, "=");
+    if (strncmp(kv, "WEFT_", 5) || !strncmp(kv, "WEFT_MPIRUN_", 12))
+        return 0;
+    for (size_t i = 0; i < sizeof job / sizeof job[0]; i++)
+        if (strlen(job[i]) == len && !strncmp(kv, job[i], len))
+            return 0;
+    return 1;
+}
+
+static void add_forwarded(const struct wl_job *j, struct envlist *e, int remote)
+{
+    for (char **p = environ; remote && *p; p++)
+        if (forwardable(*p))
+            env_add(e, "%s", *p);
+    for (int i = 0; i < j->o->nx; i++) {
+        const char *x = j->o->xvars[i], *v = getenv(x);
+        if (strchr(x, '='))
+            env_add(e, "%s", x);
+        else if (remote && v)
+            env_add(e, "%s=%s", x, v);
+    }
+}
+
+static void add_rank_vars(const struct wl_job *j, const struct wl_rank *r, struct envlist *e,
+                          int remote)
+{
+    const char *ctl = remote ? j->ctl_remote : j->ctl_local;
+    env_add(e, "%s=%d", WMPI_ENV_RANK, r->rank);
+    env_add(e, "%s=%d", WMPI_ENV_SIZE, j->n);
+    env_add(e, "%s=%d", WMPI_ENV_LOCAL_RANK, r->local_rank);
+    env_add(e, "%s=%d", WMPI_ENV_LOCAL_SIZE, r->host->nranks);
+    env_add(e, "%s=%s", WMPI_ENV_HOST, r->host->name);
+    env_add(e, "%s=%s", WMPI_ENV_JOBID, j->jobid);
+    env_add(e, "%s=%s", WMPI_ENV_CONTROL, ctl);
+    if (!remote)
+        env_add(e, "%s=%s", WMPI_ENV_SECRET, j->secret_hex);
+    env_add(e, "OMPI_COMM_WORLD_RANK=%d", r->rank);
+    env_add(e, "OMPI_COMM_WORLD_SIZE=%d", j->n);
+    env_add(e, "OMPI_COMM_WORLD_LOCAL_RANK=%d", r->local_rank);
+    env_add(e, "OMPI_COMM_WORLD_LOCAL_SIZE=%d", r->host->nranks);
+    env_add(e, "OMPI_COMM_WORLD_NODE_RANK=%d", r->local_rank);
+    env_add(e, "PMI_RANK=%d", r->rank);
+    env_add(e, "PMI_SIZE=%d", j->n);
+}
+
+/* ------------------------------------------------------------ launch agent */
+
+static const char *self_path(void)
+{
+    static char path[PATH_MAX];
+    const char *p = getenv("WEFT_MPIRUN_REMOTE_PATH");
+    if (p && *p)
+        return p;
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    path[n > 0 ? n : 0] = '\0';
+    return n > 0 ? path : "mpirun";
+}
+
+/* word with every "{host}" replaced by host; *used set if there was one. */
+static char *subst_host(const char *word, const char *host, int *used)
+{
+    size_t n = 1;
+    for (const char *s = word; (s = strstr(s, "{host}")); s += 6)
+        n++;
+    char *out = malloc(strlen(word) + n * strlen(host) + 1), *o = out;
+    for (const char *s = word; out && *s;) {
+        if (!strncmp(s, "{host}", 6)) {
+            o = stpcpy(o, host);
+            s += 6;
+            *used = 1;
+        } else {
+            *o++ = *s++;
+        }
+    }
+    if (out)
+        *o = '\0';
+    return out;
+}
+
+static void agent_argv(const struct wl_job *j, const struct wl_rank *r, const char *blob,
+                       struct envlist *a)
+{
+    char *tmpl = strdup(j->o->agent), *save = NULL;
+    int used = 0;
+    for (char *w = strtok_r(tmpl, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+        char *s = subst_host(w, r->host->name, &used);
+        env_add(a, "%s", s ? s : w);
+        free(s);
+    }
+    free(tmpl);
+    if (!used)
+        env_add(a, "%s", r->host->name);
+    env_add(a, "%s", self_path());
+    env_add(a, "%s", WL_REMOTE_FLAG);
+    env_add(a, "%s", blob);
+}
+
+/* ------------------------------------------------------------ the child */
+
+struct child_io {
+    int in, out, err, report;
+    pid_t parent;
+    const char *wdir;
+};
+
+static _Noreturn void report(int fd, int stage, int err)
+{
+    int msg[2] = { stage, err };
+    ssize_t n = write(fd, msg, sizeof msg); /* nothing to do if it fails */
+    (void)n;
+    _exit(WL_EXIT_LAUNCH);
+}
+
+static _Noreturn void child(const struct child_io *io, char **env, char **argv)
+{
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != io->parent)
+        _exit(WL_EXIT_LAUNCH);
+    if (dup2(io->in, 0) < 0 || dup2(io->out, 1) < 0 || dup2(io->err, 2) < 0)
+        report(io->report, 0, errno);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    if (io->wdir && chdir(io->wdir) < 0)
+        report(io->report, 1, errno);
+    for (int i = 0; env && env[i]; i++)
+        putenv(env[i]);
+    execvp(argv[0], argv);
+    report(io->report, 2, errno);
+}
+
+/* 0 if the child exec'd, else a message and -1. */
+static int check_launch(struct wl_job *j, const struct wl_rank *r, int fd, const char *prog)
+{
+    int msg[2];
+    ssize_t n;
+    do
+        n = read(fd, msg, sizeof msg);
+    while (n < 0 && errno == EINTR);
+    close(fd);
+    if (n != (ssize_t)sizeof msg)
+        return 0;
+    const char *what = msg[0] == 1 ? j->o->wdir : msg[0] == 2 ? prog : "stdio";
+    wl_job_fail(j, WL_EXIT_LAUNCH, "cannot start rank %d on %s: %s%s: %s", r->rank,
+                r->host->name, msg[0] == 1 ? "cannot enter " : "", what, strerror(msg[1]));
+    return -1;
+}
+
+/* ------------------------------------------------------------ spawning */
+
+struct pipes {
+    int out[2], err[2], in[2], rep[2];
+};
+
+static int open_pipes(struct pipes *p, int want_in)
+{
+    *p = (struct pipes){ { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
+    if (pipe2(p->out, O_CLOEXEC) || pipe2(p->err, O_CLOEXEC) || pipe2(p->rep, O_CLOEXEC))
+        return -errno;
+    if (want_in)
+        return pipe2(p->in, O_CLOEXEC) ? -errno : 0;
+    p->in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    return p->in[0] < 0 ? -errno : 0;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static void close_child_ends(struct pipes *p)
+{
+    close_fd(&p->out[1]);
+    close_fd(&p->err[1]);
+    close_fd(&p->in[0]);
+    close_fd(&p->rep[1]);
+}
+
+static void close_all(struct pipes *p)
+{
+    close_child_ends(p);
+    close_fd(&p->out[0]);
+    close_fd(&p->err[0]);
+    close_fd(&p->in[1]);
+    close_fd(&p->rep[0]);
+}
+
+/* Give the rank its stdin: the secret line first if remote; keep the
+ * pipe open only for the rank that reads mpirun's stdin. */
+static void hand_stdin(struct wl_job *j, int fd, int remote, int takes_stdin)
+{
+    if (fd < 0)
+        return;
+    if (remote) {
+        char line[sizeof j->secret_hex + 1];
+        snprintf(line, sizeof line, "%s\n", j->secret_hex);
+        if (write(fd, line, strlen(line)) < 0 && j->o->verbose)
+            wl_say("cannot pass the secret to a launch agent: %s", strerror(errno));
+    }
+    if (!takes_stdin) {
+        close(fd);
+        return;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    j->in.to = fd;
+}
+
+static int fork_rank(struct wl_job *j, struct wl_rank *r, struct pipes *p, char **env,
+                     char **argv)
+{
+    int remote = !r->host->local;
+    struct child_io io = { p->in[0], p->out[1], p->err[1], p->rep[1], getpid(),
+                           remote ? NULL : j->o->wdir };
+    pid_t pid = fork();
+    if (pid == 0)
+        child(&io, remote ? NULL : env, argv);
+    if (pid < 0) {
+        wl_job_fail(j, WL_EXIT_LAUNCH, "cannot start rank %d: fork: %s", r->rank, strerror(errno));
+        close_all(p);
+        return -1;
+    }
+    close_child_ends(p);
+    setpgid(pid, pid);
+    r->pid = pid;
+    r->alive = 1;
+    j->nalive++;
+    wl_stream_init(&r->out, p->out[0], 1, r->rank);
+    wl_stream_init(&r->err, p->err[0], 2, r->rank);
+    if (j->o->verbose)
+        wl_say("rank %d on %s: pid %d", r->rank, r->host->name, (int)pid);
+    return check_launch(j, r, p->rep[0], argv[0]);
+}
+
+static int spawn_rank(struct wl_job *j, struct wl_rank *r)
+{
+    int remote = !r->host->local;
+    int takes_stdin = r->rank == j->o->stdin_rank && j->in.from >= 0;
+    struct envlist env = { 0 }, agent = { 0 };
+    struct pipes p;
+    add_forwarded(j, &env, remote);
+    add_rank_vars(j, r, &env, remote);
+    char **argv = j->o->argv;
+    if (remote) {
+        char cwd[PATH_MAX];
+        const char *dir = j->o->wdir ? j->o->wdir : getcwd(cwd, sizeof cwd) ? cwd : "";
+        char *blob = wl_remote_blob(dir, j->o->wdir != NULL, env.v, env.n, argv);
+        agent_argv(j, r, blob, &agent);
+        free(blob);
+        argv = agent.v;
+    }
+    int err = open_pipes(&p, remote || takes_stdin);
+    if (err) {
+        wl_job_fail(j, WL_EXIT_LAUNCH, "cannot start rank %d: %s", r->rank, strerror(-err));
+        close_all(&p);
+    } else {
+        err = fork_rank(j, r, &p, env.v, argv);
+        if (err)
+            close_fd(&p.in[1]);
+        hand_stdin(j, p.in[1], remote, takes_stdin);
+    }
+    env_free(&env);
+    env_free(&agent);
+    return err;
+}
+
+int wl_spawn_all(struct wl_job *j)
+{
+    for (int i = 0; i < j->n; i++)
+        if (spawn_rank(j, &j->ranks[i]))
+            return -1;
+    return 0;
+}
+
+void wl_spawn_signal(struct wl_rank *r, int sig)
+{
+    if (!r->alive)
+        return;
+    if (kill(-r->pid, sig) < 0)
+        kill(r->pid, sig);
+}

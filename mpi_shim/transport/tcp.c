@@ -1,0 +1,403 @@
+/* The TCP transport: frames over one non-blocking socket per pair of ranks.
+ *
+ * Design. Every pair of ranks shares one TCP connection, made at MPI_Init
+ * (tcp_connect.c), with TCP_NODELAY (a small message leaves at once). All
+ * sockets sit in one epoll set; progress() takes what epoll_wait(0)
+ * reports and, per ready peer, reads (EPOLLIN) and writes (EPOLLOUT).
+ *
+ * Sending: each peer has a FIFO of frames. send() appends and, unless the
+ * queue was already draining, writes at once with sendmsg(): the header
+ * and payload of as many queued frames as fit in one iovec batch go in one
+ * system call (vectored: no copy of the payload, which stays in the user's
+ * buffer). Whatever the socket does not accept stays queued and EPOLLOUT is
+ * armed; it is disarmed when the queue empties, so an idle connection
+ * never wakes epoll for writability.
+ *
+ * Receiving: each peer has a 64 KiB staging buffer. Small frames arrive
+ * many per read() and are parsed out of it; the engine is told about each
+ * header (upcall) and says where its payload goes. A large payload is read
+ * with readv() straight into its destination, the second iovec catching
+ * the headers behind it into the staging buffer. A peer's socket is always
+ * read, whether or not a receive is posted for what arrives: the engine
+ * buffers unexpected data. Reading and writing are independent, so two
+ * ranks sending each other 64 MiB cannot deadlock (the EARTH lesson).
+ *
+ * Bounded passes: progress(t, budget) reads at most about `budget` bytes
+ * from each ready peer and writes at most that much to each, so a pass
+ * stays short (the I/O server runs the engine's poll at scheduler safe
+ * points, inside a runtime critical section: 64 KiB there, ~10 us) and one
+ * flooding peer cannot monopolise the engine lock. What is left is still
+ * reported by epoll (level-triggered: unread bytes, EPOLLOUT on a writable
+ * socket with a queue), so the next pass continues. send() writes at once
+ * up to SEND_NOW bytes, in whatever context it runs. An idle pass is one
+ * epoll_wait(0).
+ *
+ * Failure: EOF, ECONNRESET or any socket error loses the peer: its socket
+ * is closed, a payload being read is finished with the error, queued
+ * frames are finished with it, and the engine's lost() upcall fails what
+ * else depended on the peer. SIGPIPE is never raised (MSG_NOSIGNAL).
+ *
+ * Rejected: a sender and a receiver thread per connection (EARTH's
+ * modules): kernel threads that block in write() cost a context switch per
+ * message and duplicate the I/O server; blocking sockets with a write
+ * timeout (a slow reader then stalls the writer's whole engine).
+ * Lazy connection (at first send) would scale to larger jobs but needs
+ * simultaneous-connect tie-breaking; jobs here are small.
+ *
+ * Invariants: a frame is in exactly one peer queue while `queued`; the
+ * head frame's `sent` counts its written bytes; rbuf[rhead, rtail) holds
+ * the unparsed bytes, and in_payload says whether they start a header.
+ * Locking: everything runs under the engine lock (transport.h contract).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "transport/tcp.h"
+
+#define HDR sizeof(wmpi_hdr)
+#define IOV_BATCH 64
+#define SEND_NOW ((size_t)128 * 1024) /* a default-size eager frame whole */
+
+static void arm(struct wmpi_transport *t, tcp_peer *p, unsigned events)
+{
+    struct epoll_event ev = { .events = events };
+
+    if (p->fd < 0 || p->armed == events)
+        return;
+    ev.data.ptr = p;
+    if (epoll_ctl(t->epfd, EPOLL_CTL_MOD, p->fd, &ev) == 0)
+        p->armed = events;
+}
+
+static wmpi_frame *pop(tcp_peer *p)
+{
+    wmpi_frame *f = p->sq_head;
+
+    p->sq_head = f->next;
+    if (!p->sq_head)
+        p->sq_tail = NULL;
+    f->next = NULL;
+    f->queued = 0;
+    return f;
+}
+
+/* Close p's connection and finish everything in flight with `err`. */
+static void lose(struct wmpi_transport *t, tcp_peer *p, int err)
+{
+    if (p->fd < 0)
+        return;
+    epoll_ctl(t->epfd, EPOLL_CTL_DEL, p->fd, NULL);
+    close(p->fd);
+    p->fd = -1;
+    p->armed = 0;
+    if (p->in_payload) {
+        p->in_payload = 0;
+        t->up->payload(p->rank, &p->rhdr, &p->rx, err);
+    }
+    while (p->sq_head) {
+        wmpi_frame *f = pop(p);
+        f->done(f, err);
+    }
+    t->up->lost(p->rank, err);
+}
+
+/* ---------------------------------------------------------------- sending */
+
+/* Add [base, base + len) to iov, within the byte budget *left. */
+static int add_iov(struct iovec *iov, int n, const void *base, size_t len, size_t *left)
+{
+    len = len < *left ? len : *left;
+    if (len) {
+        iov[n++] = (struct iovec){ (void *)base, len };
+        *left -= len;
+    }
+    return n;
+}
+
+/* The queue's unwritten bytes, up to `budget`, as an iovec. */
+static int gather(tcp_peer *p, struct iovec *iov, size_t budget)
+{
+    int n = 0;
+
+    for (wmpi_frame *f = p->sq_head; f && n < IOV_BATCH - 1 && budget; f = f->next) {
+        size_t off = f->sent;
+        if (off < HDR)
+            n = add_iov(iov, n, (char *)&f->hdr + off, HDR - off, &budget);
+        off = off > HDR ? off - HDR : 0;
+        if (f->hdr.plen > off)
+            n = add_iov(iov, n, (const char *)f->payload + off, f->hdr.plen - off, &budget);
+    }
+    return n;
+}
+
+/* `w` more bytes went out: finish the frames they complete. */
+static void advance(tcp_peer *p, size_t w)
+{
+    while (w > 0 && p->sq_head) {
+        wmpi_frame *f = p->sq_head;
+        size_t left = HDR + f->hdr.plen - f->sent;
+
+        if (w < left) {
+            f->sent += w;
+            return;
+        }
+        w -= left;
+        pop(p);
+        f->done(f, 0);
+    }
+}
+
+static void tx(struct wmpi_transport *t, tcp_peer *p, size_t budget)
+{
+    struct iovec iov[IOV_BATCH];
+    struct msghdr mh = { .msg_iov = iov };
+    ssize_t w;
+
+    p->in_tx = 1;
+    while (p->sq_head && p->fd >= 0 && budget) {
+        mh.msg_iovlen = (size_t)gather(p, iov, budget);
+        w = sendmsg(p->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        if (w < 0) {
+            lose(t, p, -errno);
+            break;
+        }
+        advance(p, (size_t)w);
+        budget -= (size_t)w;
+    }
+    p->in_tx = 0;
+    arm(t, p, EPOLLIN | (p->sq_head ? EPOLLOUT : 0u));
+}
+
+static int tcp_send(struct wmpi_transport *t, int peer, wmpi_frame *f)
+{
+    tcp_peer *p = &t->peers[peer];
+
+    if (p->fd < 0) {
+        f->done(f, -ECONNRESET);
+        return -ECONNRESET;
+    }
+    f->next = NULL;
+    f->sent = 0;
+    f->queued = 1;
+    if (p->sq_tail)
+        p->sq_tail->next = f;
+    else
+        p->sq_head = f;
+    p->sq_tail = f;
+    if (!p->in_tx && p->sq_head == f)
+        tx(t, p, SEND_NOW);
+    return 0;
+}
+
+/* -------------------------------------------------------------- receiving */
+
+static ssize_t rx_read(tcp_peer *p, size_t budget)
+{
+    struct iovec iov[2];
+    size_t pending = p->rtail - p->rhead, direct = 0;
+    ssize_t r;
+    int n = 0;
+
+    if (pending && p->rhead)
+        memmove(p->rbuf, p->rbuf + p->rhead, pending);
+    p->rhead = 0;
+    p->rtail = pending;
+    if (p->in_payload && !pending && p->rgot < p->rx.keep) {
+        direct = p->rx.keep - p->rgot < budget ? p->rx.keep - p->rgot : budget;
+        iov[n++] = (struct iovec){ (char *)p->rx.buf + p->rgot, direct };
+    }
+    iov[n++] = (struct iovec){ p->rbuf + p->rtail, WMPI_TCP_RBUF - p->rtail };
+    r = readv(p->fd, iov, n);
+    if (r > 0) {
+        size_t d = (size_t)r < direct ? (size_t)r : direct;
+        p->rgot += d;
+        p->rtail += (size_t)r - d;
+    }
+    return r;
+}
+
+/* Consume staged payload bytes of the current frame; 1 when it is whole. */
+static int take_payload(struct wmpi_transport *t, tcp_peer *p)
+{
+    size_t avail = p->rtail - p->rhead;
+    uint64_t need = p->rhdr.plen - p->rgot;
+    size_t take = avail < need ? avail : (size_t)need;
+
+    if (p->rgot < p->rx.keep) {
+        size_t store = p->rx.keep - p->rgot < take ? p->rx.keep - p->rgot : take;
+        memcpy((char *)p->rx.buf + p->rgot, p->rbuf + p->rhead, store);
+    }
+    p->rgot += take;
+    p->rhead += take;
+    if (p->rgot < p->rhdr.plen)
+        return 0;
+    p->in_payload = 0;
+    t->up->payload(p->rank, &p->rhdr, &p->rx, 0);
+    return 1;
+}
+
+static void take_header(struct wmpi_transport *t, tcp_peer *p)
+{
+    memcpy(&p->rhdr, p->rbuf + p->rhead, HDR);
+    p->rhead += HDR;
+    p->rgot = 0;
+    t->up->header(p->rank, &p->rhdr, &p->rx);
+    if (p->rx.keep > p->rhdr.plen)
+        p->rx.keep = p->rhdr.plen;
+    if (p->fd < 0) /* the upcall's answer to p lost p: no payload will come */
+        t->up->payload(p->rank, &p->rhdr, &p->rx, -ECONNRESET);
+    else
+        p->in_payload = 1;
+}
+
+static void rx_parse(struct wmpi_transport *t, tcp_peer *p)
+{
+    while (p->fd >= 0) {
+        if (p->in_payload) {
+            if (!take_payload(t, p))
+                return;
+        } else if (p->rtail - p->rhead >= HDR) {
+            take_header(t, p);
+        } else {
+            return;
+        }
+    }
+}
+
+static void rx(struct wmpi_transport *t, tcp_peer *p, size_t budget)
+{
+    while (p->fd >= 0) {
+        ssize_t r = rx_read(p, budget);
+
+        if (r == 0) {
+            lose(t, p, -ECONNRESET);
+            return;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (r < 0) {
+            lose(t, p, -errno);
+            return;
+        }
+        rx_parse(t, p);
+        if ((size_t)r >= budget)
+            return;
+        budget -= (size_t)r;
+    }
+}
+
+/* ---------------------------------------------------------------- progress */
+
+static void tcp_progress(struct wmpi_transport *t, size_t budget)
+{
+    struct epoll_event ev[16];
+    int n = epoll_wait(t->epfd, ev, 16, 0);
+
+    for (int i = 0; i < n; i++) {
+        tcp_peer *p = ev[i].data.ptr;
+
+        if (ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+            rx(t, p, budget);
+        if (p->fd >= 0 && (ev[i].events & EPOLLOUT) && !p->in_tx)
+            tx(t, p, budget);
+    }
+}
+
+static int tcp_pollfd(struct wmpi_transport *t)
+{
+    return t->epfd;
+}
+
+static int tcp_reaches(struct wmpi_transport *t, int peer)
+{
+    return peer != t->rank && peer >= 0 && peer < t->size;
+}
+
+/* ------------------------------------------------------------- life cycle */
+
+static void tcp_destroy(struct wmpi_transport *t)
+{
+    for (int r = 0; r < t->size; r++) {
+        tcp_peer *p = &t->peers[r];
+        if (p->fd >= 0)
+            close(p->fd);
+        free(p->rbuf);
+    }
+    if (t->epfd >= 0)
+        close(t->epfd);
+    free(t->peers);
+    free(t);
+}
+
+static int watch_all(struct wmpi_transport *t)
+{
+    for (int r = 0; r < t->size; r++) {
+        tcp_peer *p = &t->peers[r];
+        struct epoll_event ev = { .events = EPOLLIN };
+
+        if (p->fd < 0)
+            continue;
+        p->rbuf = malloc(WMPI_TCP_RBUF);
+        if (!p->rbuf)
+            return WEFT_ENOMEM;
+        ev.data.ptr = p;
+        if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, p->fd, &ev) < 0)
+            return -errno;
+        p->armed = EPOLLIN;
+    }
+    return 0;
+}
+
+static int tcp_create(struct wmpi_transport **out, wmpi_boot *b,
+                      const wmpi_upcalls *up)
+{
+    struct wmpi_transport *t = calloc(1, sizeof *t);
+    int err = WEFT_ENOMEM;
+
+    *out = NULL;
+    if (!t)
+        return err;
+    t->rank = b->rank;
+    t->size = b->size;
+    t->up = up;
+    t->boot = b;
+    t->epfd = epoll_create1(EPOLL_CLOEXEC);
+    t->peers = calloc((size_t)t->size, sizeof *t->peers);
+    if (t->epfd < 0 || !t->peers)
+        goto fail;
+    for (int r = 0; r < t->size; r++) {
+        t->peers[r].fd = -1;
+        t->peers[r].rank = r;
+    }
+    err = t->size > 1 ? wmpi_tcp_connect_all(t) : 0;
+    if (!err)
+        err = watch_all(t);
+    if (err)
+        goto fail;
+    *out = t;
+    return 0;
+fail:
+    tcp_destroy(t);
+    return err;
+}
+
+const struct wmpi_transport_ops wmpi_tcp_ops = {
+    .name = "tcp",
+    .create = tcp_create,
+    .reaches = tcp_reaches,
+    .send = tcp_send,
+    .progress = tcp_progress,
+    .pollfd = tcp_pollfd,
+    .destroy = tcp_destroy,
+};

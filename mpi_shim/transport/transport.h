@@ -1,0 +1,103 @@
+/* The transport interface: how the engine moves frames between ranks.
+ *
+ * A frame is a fixed header (struct wmpi_hdr, the engine's protocol, opaque
+ * to transports but for `plen`) followed by `plen` payload bytes. The engine
+ * hands outgoing frames to send(); the transport writes them in order per
+ * peer, never blocking: what the peer's socket (or ring) does not take now
+ * stays queued and is written by later progress() calls. Incoming frames go
+ * up through three callbacks:
+ *   header(peer, hdr, rx)       a header arrived; the engine says in *rx
+ *                               where its payload's first rx->keep bytes go
+ *                               (the rest is read and dropped);
+ *   payload(peer, hdr, rx, err) every payload byte arrived (err 0), or the
+ *                               peer was lost midway (err < 0);
+ *   lost(peer, err)             the peer's connection broke; queued frames
+ *                               to it were already finished with err.
+ * Receiving never waits for sending and vice versa (the EARTH lesson: two
+ * ranks writing large messages to each other must not deadlock): progress()
+ * reads whatever arrived and writes whatever the peer accepts, each on its
+ * own.
+ *
+ * Contract for a transport:
+ *  - create() is collective over the job (it may use wmpi_boot_allgather)
+ *    and connects every peer it reaches, or prepares to connect lazily;
+ *  - send(), progress() and every callback run with the engine lock held;
+ *    callbacks may call send() again (on any peer);
+ *  - frame->done(frame, err) is called exactly once per frame given to
+ *    send(), possibly from inside send() itself, after which the transport
+ *    no longer touches the frame;
+ *  - pollfd() returns an fd that is readable whenever progress() has work
+ *    (an epoll fd, an eventfd doorbell): the engine sleeps on it in the I/O
+ *    server's block callback;
+ *  - nothing blocks a kernel thread after create().
+ * Frames use host byte order: all ranks of a job share one architecture.
+ */
+#ifndef WMPI_TRANSPORT_H
+#define WMPI_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <weft/errno.h>
+
+#include "engine/boot.h"
+
+typedef struct wmpi_hdr {
+    uint32_t type; /* the engine's message type */
+    uint32_t ctx;  /* communicator context id */
+    int32_t  src;  /* sender's rank in the communicator */
+    int32_t  tag;
+    uint64_t size; /* message size in bytes (protocol-defined) */
+    uint64_t plen; /* payload bytes that follow this header */
+    uint64_t sreq; /* sender's request id */
+    uint64_t rreq; /* receiver's request id */
+} wmpi_hdr;
+
+typedef struct wmpi_frame wmpi_frame;
+struct wmpi_frame {
+    wmpi_frame *next;   /* private to the transport (queue link) */
+    size_t      sent;   /* private to the transport (bytes written) */
+    wmpi_hdr    hdr;    /* public */
+    const void *payload; /* public: hdr.plen bytes */
+    /* public: called once when the frame is written (err 0) or dropped */
+    void (*done)(wmpi_frame *f, int err);
+    int         queued; /* private to the transport: 1 while it owns f */
+};
+
+typedef struct wmpi_rx {
+    void  *buf;    /* where the payload's first `keep` bytes go */
+    size_t keep;   /* <= hdr.plen */
+    void  *cookie; /* the engine's */
+    int    kind;   /* the engine's */
+} wmpi_rx;
+
+typedef struct wmpi_upcalls {
+    void (*header)(int peer, const wmpi_hdr *h, wmpi_rx *rx);
+    void (*payload)(int peer, const wmpi_hdr *h, wmpi_rx *rx, int err);
+    void (*lost)(int peer, int err);
+} wmpi_upcalls;
+
+typedef struct wmpi_transport wmpi_transport; /* each transport's own */
+
+struct wmpi_transport_ops {
+    const char *name;
+    /* Collective: set up the transport for this job. */
+    int (*create)(wmpi_transport **out, wmpi_boot *b, const wmpi_upcalls *up);
+    /* 1 if this transport carries frames to world rank `peer`. */
+    int (*reaches)(wmpi_transport *t, int peer);
+    /* Queue `f` for `peer` and write what the peer accepts now. Returns 0,
+     * or a negative WEFT_E* code after having called f->done(f, code). */
+    int (*send)(wmpi_transport *t, int peer, wmpi_frame *f);
+    /* Read and write what is possible without blocking, about `budget`
+     * bytes per peer and direction at most (the rest waits for the next
+     * call; the pollfd stays readable meanwhile). */
+    void (*progress)(wmpi_transport *t, size_t budget);
+    /* An fd readable when progress() has work; -1 if none. */
+    int (*pollfd)(wmpi_transport *t);
+    /* Close every connection and release `t`. */
+    void (*destroy)(wmpi_transport *t);
+};
+
+extern const struct wmpi_transport_ops wmpi_tcp_ops;
+
+#endif /* WMPI_TRANSPORT_H */

@@ -1,0 +1,268 @@
+/* The fd event class on Linux epoll: one epoll set per process, one record
+ * per fd number, EPOLLONESHOT registrations.
+ *
+ * Contract met (what detect.c and blocking.c expect of a backend, after Go's
+ * netpoll: init, open, poll(delay), break):
+ *   - wf_io_fd_handle(): the class's handle, created once (epoll set, its
+ *     blocker thread), registered like any other class but never removed;
+ *   - wf_io_fd_add/remove(fd, req): arm / disarm interest of one waiter;
+ *   - test (ops): epoll_wait(0) at a safe point, serialised by a trylock of
+ *     h->lock ("a poll is in progress"); block (ops): epoll_wait(-1) on the
+ *     blocker thread, without that lock;
+ *   - every event found wakes each waiter of that fd whose events match
+ *     (errors and hang-ups match everything), through wf_io_fire, under
+ *     the fd record's lock; h->nreq counts waiting fd requests.
+ *
+ * Why EPOLLONESHOT. A safe point polling (epoll_wait 0) and the blocker
+ * blocking (epoll_wait -1) share one set; one-shot registrations hand each
+ * readiness to exactly one of them, and nothing fires for an fd nobody
+ * waits on (no wake-ups of the blocker for idle sockets). The price is one
+ * epoll_ctl(MOD) per wait (~0.5 us); a wait already costs a failed read
+ * and a switch, and an fd that is ready at once never gets that far.
+ * Rejected: edge-triggered registration kept for the fd's life (Go): no
+ * re-arm call, but every readiness change wakes the blocker, and a close()
+ * the server does not see leaves stale registrations; level-triggered
+ * without one-shot: both waiters of the set would wake for one event.
+ *
+ * Records live in a two-level table (4096 chunks of 1024 records, chunks
+ * allocated on first use, lock-free lookup) and are never freed, so an
+ * event's data.ptr always points to valid memory, even for a closed fd.
+ * A record remembers whether its fd is in the set, but close() removes it
+ * behind our back: MOD failing with ENOENT falls back to ADD, and ADD
+ * failing with EEXIST to MOD. Memory: ~48 bytes per fd number ever waited.
+ *
+ * Locks: rec->lock guards the record's request list and its arming; taken
+ * after h->lock (safe-point test) and before the run-queue locks (wake).
+ */
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "io/io.h"
+
+#define CHUNK 1024
+#define NCHUNKS 4096
+#define MAX_EVENTS 64
+
+typedef struct fd_rec {
+    int lock;
+    int fd;
+    int in_set;
+    wf_io_req *head, *tail;
+} fd_rec;
+
+static fd_rec *chunks[NCHUNKS];
+static int epfd = -1;
+static weft_io_t fd_handle;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* ---------------------------------------------------------------- events */
+
+unsigned wf_io_fd_to_epoll(unsigned ev)
+{
+    return ((ev & WEFT_IO_READ) ? EPOLLIN | EPOLLRDHUP : 0) |
+           ((ev & WEFT_IO_WRITE) ? EPOLLOUT : 0);
+}
+
+/* epoll and poll(2) share these bit values on Linux. */
+unsigned wf_io_fd_from_poll(unsigned rev, unsigned wanted)
+{
+    if (rev & (EPOLLERR | EPOLLHUP))
+        return wanted;
+    unsigned got = 0;
+    if (rev & (EPOLLIN | EPOLLRDHUP | EPOLLPRI))
+        got |= WEFT_IO_READ;
+    if (rev & EPOLLOUT)
+        got |= WEFT_IO_WRITE;
+    return got & wanted;
+}
+
+int wf_io_fd_test(int fd, unsigned events)
+{
+    struct pollfd p = { .fd = fd, .events = (short)wf_io_fd_to_epoll(events) };
+    if (poll(&p, 1, 0) < 0)
+        return 0;
+    if (p.revents & POLLNVAL)
+        return -EBADF;
+    return (int)wf_io_fd_from_poll((unsigned)p.revents, events);
+}
+
+/* --------------------------------------------------------------- records */
+
+static fd_rec *rec_get(int fd)
+{
+    if (fd < 0 || fd >= CHUNK * NCHUNKS)
+        return NULL;
+    fd_rec **slot = &chunks[fd / CHUNK];
+    fd_rec *c = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!c) {
+        fd_rec *fresh = calloc(CHUNK, sizeof *fresh), *expected = NULL;
+        if (!fresh)
+            return NULL;
+        for (int i = 0; i < CHUNK; i++)
+            fresh[i].fd = (fd / CHUNK) * CHUNK + i;
+        if (__atomic_compare_exchange_n(slot, &expected, fresh, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            c = fresh;
+        else {
+            free(fresh);
+            c = expected;
+        }
+    }
+    return &c[fd % CHUNK];
+}
+
+static void count_change(int delta)
+{
+    __atomic_fetch_add(&fd_handle->nreq, delta, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&wf_io_nwaiting, delta, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&wf_io_epoch, 1, __ATOMIC_SEQ_CST);
+}
+
+static void rec_link(fd_rec *rec, wf_io_req *r)
+{
+    r->next = NULL;
+    r->prev = rec->tail;
+    if (rec->tail)
+        rec->tail->next = r;
+    else
+        rec->head = r;
+    rec->tail = r;
+    r->queued = 1;
+    count_change(1);
+}
+
+static void rec_unlink(fd_rec *rec, wf_io_req *r)
+{
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        rec->head = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    else
+        rec->tail = r->prev;
+    r->next = r->prev = NULL;
+    r->queued = 0;
+    count_change(-1);
+}
+
+/* Arm the record for the union of its waiters' events (rec->lock held). */
+static int rec_arm(fd_rec *rec)
+{
+    unsigned want = 0;
+    for (wf_io_req *r = rec->head; r; r = r->next)
+        want |= r->events;
+    struct epoll_event ev = { .events = wf_io_fd_to_epoll(want) | EPOLLONESHOT,
+                              .data.ptr = rec };
+    int op = rec->in_set ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+    int rc = epoll_ctl(epfd, op, rec->fd, &ev);
+    if (rc < 0 && (errno == ENOENT || errno == EEXIST)) {
+        op = op == EPOLL_CTL_MOD ? EPOLL_CTL_ADD : EPOLL_CTL_MOD;
+        rc = epoll_ctl(epfd, op, rec->fd, &ev);
+    }
+    if (rc < 0)
+        return -errno;
+    rec->in_set = 1;
+    return 0;
+}
+
+int wf_io_fd_add(int fd, wf_io_req *r)
+{
+    fd_rec *rec = rec_get(fd);
+    if (!rec)
+        return fd < 0 ? -EBADF : WEFT_ENOMEM;
+    wf_lock(&rec->lock);
+    rec_link(rec, r);
+    int err = rec_arm(rec);
+    if (err)
+        rec_unlink(rec, r);
+    wf_unlock(&rec->lock);
+    return err;
+}
+
+void wf_io_fd_remove(int fd, wf_io_req *r)
+{
+    fd_rec *rec = rec_get(fd);
+    wf_lock(&rec->lock);
+    if (r->queued)
+        rec_unlink(rec, r);
+    wf_unlock(&rec->lock);
+}
+
+/* ------------------------------------------------------------- detection */
+
+static int dispatch(fd_rec *rec, unsigned rev, int how)
+{
+    int woken = 0;
+    wf_lock(&rec->lock);
+    for (wf_io_req *r = rec->head, *next; r; r = next) {
+        next = r->next;
+        unsigned got = wf_io_fd_from_poll(rev, r->events);
+        if (!got)
+            continue;
+        rec_unlink(rec, r);
+        r->result = got;
+        woken += wf_io_fire(fd_handle, r, how);
+    }
+    if (rec->head)
+        rec_arm(rec); /* one-shot fired: re-arm for those still waiting */
+    wf_unlock(&rec->lock);
+    return woken;
+}
+
+static int collect(int timeout_ms, int how)
+{
+    struct epoll_event evs[MAX_EVENTS];
+    int n = epoll_wait(epfd, evs, MAX_EVENTS, timeout_ms), woken = 0;
+    wf_io_stat_add(&fd_handle->st.polls, 1);
+    for (int i = 0; i < n; i++)
+        woken += dispatch(evs[i].data.ptr, evs[i].events, how);
+    return woken;
+}
+
+static int fd_test(weft_io_t h, int how)
+{
+    if (!wf_trylock(&h->lock))
+        return -1;
+    int n = collect(0, how);
+    wf_unlock(&h->lock);
+    return n;
+}
+
+static void fd_block(weft_io_t h)
+{
+    (void)h;
+    collect(-1, WF_DET_BLOCK);
+}
+
+static const wf_io_ops fd_ops = { fd_test, fd_block };
+
+static int never_called(void *ctx)
+{
+    (void)ctx;
+    return -1;
+}
+
+static void create_fd_class(void)
+{
+    epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (epfd < 0)
+        return;
+    /* Safe points poll the set at most once per tick (an epoll_wait per
+     * context switch would cost more than the switch); the blocker and the
+     * idle workers give the reactivity. */
+    weft_io_params p = { .name = "fd", .poll = never_called, .frequency = 1 };
+    weft_io_t h = wf_io_register_ops(&p, &fd_ops, NULL);
+    if (h)
+        h->builtin = 1;
+    __atomic_store_n(&fd_handle, h, __ATOMIC_RELEASE);
+}
+
+weft_io_t wf_io_fd_handle(void)
+{
+    wf_io_init();
+    pthread_once(&once, create_fd_class);
+    return __atomic_load_n(&fd_handle, __ATOMIC_ACQUIRE);
+}

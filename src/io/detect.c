@@ -1,0 +1,332 @@
+/* Detection at the scheduler's safe points, the adaptive hand-over to the
+ * blocker threads, and the SANR rule that adapts each handle's polling
+ * period. This file owns the three scheduler hooks (sched.h).
+ *
+ * Safe points. at_switch (every context switch) polls each handle with
+ * waiters whose period has elapsed, counted in scheduler ticks
+ * (wf_sched_tick_count; 1 tick = min(1 ms, quantum)); frequency 0 means at
+ * every switch. idle_poll (a worker spinning idle, ~1 us apart) polls every
+ * handle with waiters regardless of its period: idle time is free (PM2:
+ * "the scheduler can use the otherwise idle time to perform intensive
+ * polling"). Polls only ever trylock a handle: a handle another worker is
+ * polling is skipped. The poller thread (blocking.c) supplies the "tick"
+ * safe point when no worker switches for a whole period (a worker running
+ * one compute thread that never blocks, or every worker asleep).
+ *
+ * Strategies (weft_io_strategy), per handle h:
+ *   polling  - safe points + poller; blocker threads never engaged.
+ *   blocking - h's blocker engaged as soon as a wait is published; safe
+ *              points do not poll h (passive only); handles without a
+ *              block callback fall back to polling.
+ *   adaptive - safe points poll h; an idle worker spins on it (idle_poll)
+ *              for the spin budget after the latest wait started, then
+ *              hands h over to its blocker before sleeping; if no worker
+ *              is idle and awake when a wait starts, the blocker is
+ *              engaged at once (nobody would poll soon).
+ *   naive    - none of this: each waiter polls and yields (wait.c, fd.c).
+ * To know whether some worker is idle and awake, each worker's state
+ * (busy / idle awake / asleep) is tracked from the hooks themselves: a
+ * switch to the idle context or to a thread, idle_poll, and idle_deadline
+ * (called just before the worker sleeps). The waiter publishes its request
+ * (seq_cst) and then reads n_idle_awake; a worker leaving the idle-awake
+ * state decrements it (seq_cst) and then looks for waiters: one of the two
+ * sees the other (Dekker), so a wait is never left with nobody to detect it.
+ *
+ * SANR (CLAM, section 3.4), exact rule used here. X_i = number of requests
+ * the i-th poll round of h found ready (safe-point and poller rounds; idle
+ * polls excluded). Window n = 3, alpha = 1 + 1/8:
+ *   X_{i-2}, X_{i-1}, X_i all < L_min = 1 (three empty rounds)
+ *       -> T += T >> 3  (poll less often)
+ *   X_{i-2}, X_{i-1}, X_i all > beta*L_max = 0 (three productive rounds)
+ *       -> T -= T >> 3  (poll more often)
+ *   otherwise T unchanged; T clamped to [T_min, T_max].
+ * CLAM's beta*L_max was 5 packets of backlog; a waiting request is detected
+ * once, so a backlog of requests builds only across waiters: "found
+ * something every time" is our sign of polling too slowly. With one event
+ * every I, T settles between I/2 and I (CLAM Fig. 7c: period follows the
+ * interarrival time). T is fixed point (256 = 1 tick); base = frequency
+ * ticks (1/8 tick if frequency is 0), T_min = max(base/8, 1/8 tick),
+ * T_max = 8 * base. With frequency 0 the safe points still poll at every
+ * switch; T then only paces the poller (125 us .. 1 ms).
+ *
+ * Costs: with no waiter anywhere each hook is one load and a branch; with
+ * waiters, at_switch is a trylock plus a tick compare per handle, and a
+ * poll round when due (epoll_wait(0) ~0.5 us for fds).
+ */
+#include "io/io.h"
+
+#define MAX_WORKERS 1024
+
+enum { W_BUSY = 0, W_IDLE = 1, W_ASLEEP = 2 };
+
+/* Per worker, each slot written by its own worker only. */
+static uint8_t wstate[MAX_WORKERS];
+static uint64_t walked_tick[MAX_WORKERS];  /* at_switch's last registry walk */
+static uint32_t walked_epoch[MAX_WORKERS];
+static int n_idle_awake;            /* atomic */
+static int spinner = -1;            /* atomic: the one worker spinning on waits */
+
+/* -------------------------------------------------- strategy predicates */
+
+static int safe_points_poll(weft_io_t h, weft_io_strategy s)
+{
+    return s != WEFT_IO_NAIVE && !(s == WEFT_IO_BLOCKING && h->has_block);
+}
+
+static int blocker_serves(weft_io_t h, weft_io_strategy s)
+{
+    return h->has_block && (s == WEFT_IO_ADAPTIVE || s == WEFT_IO_BLOCKING);
+}
+
+int wf_io_poll_served(weft_io_t h)
+{
+    weft_io_strategy s = wf_io_strategy();
+    return s != WEFT_IO_NAIVE && (s == WEFT_IO_POLLING || !h->has_block);
+}
+
+/* ----------------------------------------------------------------- SANR */
+
+void wf_io_period_init(weft_io_t h)
+{
+    uint32_t f = h->p.frequency > 1000 ? 1000 : h->p.frequency;
+    uint32_t base = f ? f * WF_IO_TICK_FP : WF_IO_TICK_FP / 8;
+    h->period_min = base / 8 > WF_IO_TICK_FP / 8 ? base / 8 : WF_IO_TICK_FP / 8;
+    h->period_max = base * 8;
+    h->period_fp = base;
+}
+
+static void sanr_update(weft_io_t h, int found)
+{
+    uint8_t e = (uint8_t)(((__atomic_load_n(&h->win_empty, __ATOMIC_RELAXED) << 1) |
+                           (found == 0)) & 7);
+    uint8_t b = (uint8_t)(((__atomic_load_n(&h->win_busy, __ATOMIC_RELAXED) << 1) |
+                           (found > 0)) & 7);
+    __atomic_store_n(&h->win_empty, e, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->win_busy, b, __ATOMIC_RELAXED);
+    uint32_t t = __atomic_load_n(&h->period_fp, __ATOMIC_RELAXED);
+    if (e == 7)
+        t = t + (t >> 3) < h->period_max ? t + (t >> 3) : h->period_max;
+    else if (b == 7)
+        t = t - (t >> 3) > h->period_min ? t - (t >> 3) : h->period_min;
+    __atomic_store_n(&h->period_fp, t, __ATOMIC_RELAXED);
+}
+
+int64_t wf_io_tick_ns(void)
+{
+    int64_t q = weft_get_quantum();
+    return q > 0 && q < 1000000 ? q : 1000000;
+}
+
+static void mark_polled(weft_io_t h)
+{
+    __atomic_store_n(&h->last_poll_tick, wf_sched_tick_count(), __ATOMIC_RELAXED);
+    __atomic_store_n(&h->last_poll_ns, wf_io_now(), __ATOMIC_RELAXED);
+}
+
+int wf_io_poll_round(weft_io_t h, int how)
+{
+    int n = h->ops->test(h, how);
+    if (n < 0)
+        return 0; /* busy: someone else is polling it */
+    mark_polled(h);
+    sanr_update(h, n);
+    return n;
+}
+
+static int due(weft_io_t h, uint64_t tick)
+{
+    if (h->p.frequency == 0)
+        return 1;
+    uint64_t last = __atomic_load_n(&h->last_poll_tick, __ATOMIC_RELAXED);
+    return (tick - last) * WF_IO_TICK_FP >= __atomic_load_n(&h->period_fp, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------ worker states */
+
+/* Record the calling worker's state; 1 if it changed. */
+static int track(uint8_t s)
+{
+    int id = weft_worker_id();
+    if (id < 0 || id >= MAX_WORKERS || wstate[id] == s)
+        return 0;
+    uint8_t old = wstate[id];
+    wstate[id] = s;
+    if (old == W_IDLE) {
+        int me = id;
+        __atomic_compare_exchange_n(&spinner, &me, -1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+        __atomic_fetch_sub(&n_idle_awake, 1, __ATOMIC_SEQ_CST);
+    }
+    if (s == W_IDLE)
+        __atomic_fetch_add(&n_idle_awake, 1, __ATOMIC_SEQ_CST);
+    return 1;
+}
+
+static int nothing_waits(void)
+{
+    return __atomic_load_n(&wf_io_nwaiting, __ATOMIC_SEQ_CST) == 0;
+}
+
+static int has_waiters(weft_io_t h)
+{
+    return __atomic_load_n(&h->nreq, __ATOMIC_SEQ_CST) > 0;
+}
+
+void wf_io_after_publish(weft_io_t h)
+{
+    weft_io_strategy s = wf_io_strategy();
+    wf_io_hooks_install();
+    if (wf_io_poll_served(h))
+        wf_io_poller_kick();
+    if (!blocker_serves(h, s))
+        return;
+    /* A ULT's own switch away runs at_switch, which decides for it. */
+    if (s == WEFT_IO_BLOCKING ||
+        (!wf_self() && __atomic_load_n(&n_idle_awake, __ATOMIC_SEQ_CST) == 0))
+        wf_io_engage(h);
+}
+
+/* ------------------------------------------------------------- the hooks */
+
+/* Whether at_switch may skip the registry walk: nothing it could do has
+ * changed since its last walk on this worker - same tick (no period can
+ * have elapsed), no wait started or ended and no blocker went to sleep
+ * (same epoch), no frequency-0 waiter, and this worker did not just change
+ * state. Keeps a switch with waiters pending at ~10 ns instead of a
+ * trylock and a walk (~100 ns). */
+static int unchanged(int state_changed, uint64_t tick, uint32_t epoch)
+{
+    int id = weft_worker_id();
+    if (id < 0 || id >= MAX_WORKERS)
+        return 0;
+    return !state_changed && walked_tick[id] == tick && walked_epoch[id] == epoch &&
+           !__atomic_load_n(&wf_io_nevery, __ATOMIC_RELAXED);
+}
+
+static void record_walk(uint64_t tick, uint32_t epoch)
+{
+    int id = weft_worker_id();
+    if (id >= 0 && id < MAX_WORKERS) {
+        walked_tick[id] = tick;
+        walked_epoch[id] = epoch;
+    }
+}
+
+static void at_switch(void)
+{
+    int busy = wf_self() != NULL;
+    int changed = track(busy ? W_BUSY : W_IDLE);
+    if (nothing_waits())
+        return;
+    uint64_t tick = wf_sched_tick_count();
+    uint32_t epoch = __atomic_load_n(&wf_io_epoch, __ATOMIC_SEQ_CST);
+    if (unchanged(changed, tick, epoch) || !wf_trylock(&wf_io_reg_lock))
+        return;
+    record_walk(tick, epoch);
+    weft_io_strategy s = wf_io_strategy();
+    int nobody_polls = busy && __atomic_load_n(&n_idle_awake, __ATOMIC_SEQ_CST) == 0;
+    for (weft_io_t h = wf_io_registry; h; h = h->reg_next) {
+        if (!has_waiters(h))
+            continue;
+        if (safe_points_poll(h, s) && due(h, tick))
+            wf_io_poll_round(h, WF_DET_POLL);
+        if (nobody_polls && blocker_serves(h, s) && has_waiters(h))
+            wf_io_engage(h);
+    }
+    wf_unlock(&wf_io_reg_lock);
+}
+
+static int idle_poll(void)
+{
+    track(W_IDLE);
+    if (nothing_waits() || !wf_trylock(&wf_io_reg_lock))
+        return 0;
+    weft_io_strategy s = wf_io_strategy();
+    int woken = 0;
+    for (weft_io_t h = wf_io_registry; h; h = h->reg_next) {
+        if (!has_waiters(h) || !safe_points_poll(h, s))
+            continue;
+        int n = h->ops->test(h, WF_DET_POLL);
+        if (n >= 0)
+            mark_polled(h);
+        woken += n > 0 ? n : 0;
+    }
+    wf_unlock(&wf_io_reg_lock);
+    return woken;
+}
+
+/* Whether the calling idle worker is the one that spins on recent waits:
+ * one spinner is enough to poll, and a second would only take a CPU from
+ * the threads (or processes) about to produce the events. */
+static int claim_spin(void)
+{
+    int id = weft_worker_id(), none = -1;
+    return __atomic_load_n(&spinner, __ATOMIC_SEQ_CST) == id ||
+           __atomic_compare_exchange_n(&spinner, &none, id, 0, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_SEQ_CST);
+}
+
+/* Before an idle worker sleeps: keep one spinning while a recent wait is
+ * within the spin budget, else hand every waiting handle to its blocker. */
+static int64_t idle_deadline(void)
+{
+    track(W_ASLEEP);
+    if (nothing_waits())
+        return -1;
+    int64_t now = wf_io_now(), deadline = -1;
+    if (!wf_trylock(&wf_io_reg_lock)) {
+        track(W_IDLE);
+        return now; /* look again at once */
+    }
+    weft_io_strategy s = wf_io_strategy();
+    for (weft_io_t h = wf_io_registry; h; h = h->reg_next) {
+        if (!has_waiters(h) || !blocker_serves(h, s) ||
+            __atomic_load_n(&h->blk_state, __ATOMIC_SEQ_CST) != WF_BLK_SLEEP)
+            continue;
+        int64_t last = __atomic_load_n(&h->last_wait_ns, __ATOMIC_RELAXED);
+        if (s == WEFT_IO_ADAPTIVE && now - last < wf_io_spin_ns())
+            deadline = now;
+        else
+            wf_io_engage(h);
+    }
+    wf_unlock(&wf_io_reg_lock);
+    if (deadline < 0)
+        return -1;
+    track(W_IDLE);
+    if (claim_spin())
+        return deadline;
+    track(W_ASLEEP); /* another worker spins: sleep, it hands over */
+    return -1;
+}
+
+static const wf_sched_hooks hooks = { at_switch, idle_poll, idle_deadline };
+static int hooks_on; /* atomic */
+static int hooks_lock;
+
+/* weft_fini: the workers are about to stop; their idle states would be
+ * stale in the next runtime. Unhook (re-installed at the next wait). */
+static int io_fini(void)
+{
+    wf_lock(&hooks_lock);
+    wf_sched_remove_hooks(&hooks);
+    __atomic_store_n(&hooks_on, 0, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < MAX_WORKERS; i++)
+        wstate[i] = W_BUSY;
+    __atomic_store_n(&n_idle_awake, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&spinner, -1, __ATOMIC_SEQ_CST);
+    wf_unlock(&hooks_lock);
+    return 0;
+}
+
+int wf_io_hooks_install(void)
+{
+    int err = 0;
+    if (__atomic_load_n(&hooks_on, __ATOMIC_ACQUIRE))
+        return 0;
+    wf_lock(&hooks_lock);
+    if (!hooks_on && (err = wf_sched_add_hooks(&hooks)) == 0) {
+        wf_sched_add_fini_hook(io_fini);
+        __atomic_store_n(&hooks_on, 1, __ATOMIC_RELEASE);
+    }
+    wf_unlock(&hooks_lock);
+    return err;
+}
