@@ -5,9 +5,10 @@
  * pthreads started here. Each worker has an idle context on a small stack
  * of its own, where it goes when no thread is runnable. The idle loop:
  *   1. take a thread from the local queue, else steal one (runq.c);
- *   2. else spin briefly (IDLE_SPINS pauses, a few microseconds: a wake-up
- *      that comes that fast is served without a kernel round trip, which
- *      costs tens of microseconds across vCPUs);
+ *   2. else spin briefly (IDLE_SPIN_NS, 20 us, running the upper layers'
+ *      idle_poll hooks: a wake-up that comes that fast is served without a
+ *      kernel round trip, which costs tens of microseconds across vCPUs;
+ *      the I/O server may ask for more through its idle_deadline hook);
  *   3. else disarm the tick timer and sleep on a futex (no CPU burned).
  * The idle loop always holds one critical-section level (see switch.c).
  *
@@ -26,6 +27,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -34,7 +36,7 @@
 #include "sched/san.h"
 #include "util/cpu.h"
 
-#define IDLE_SPINS 2000
+#define IDLE_SPIN_NS (20 * 1000)
 #define IDLE_STACK_SIZE (64 * 1024)
 
 static int wake_if_sleeping(wf_worker *w)
@@ -100,18 +102,32 @@ void wf_sched_wake_idle(void)
             return;
 }
 
+static int64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Spin for IDLE_SPIN_NS of wall time, not a number of rounds: a round that
+ * runs the hooks may cost a system call (an epoll_wait(0) poll), and two
+ * thousand of those would burn milliseconds of a CPU that another process,
+ * about to send us the very event we wait for, may need. */
 static wf_thread *find_work(wf_worker *w)
 {
-    for (int spin = 0; spin < IDLE_SPINS; spin++) {
-        if (work_visible(w) || wf_hooks_idle_poll() > 0) {
-            wf_thread *t = wf_pick_next(w, 0);
-            if (t)
-                return t;
+    int64_t until = monotonic_ns() + IDLE_SPIN_NS;
+    do {
+        for (int i = 0; i < 16; i++) {
+            if (work_visible(w) || wf_hooks_idle_poll() > 0) {
+                wf_thread *t = wf_pick_next(w, 0);
+                if (t)
+                    return t;
+            }
+            if (__atomic_load_n(&wf_g.shutdown, __ATOMIC_RELAXED))
+                return NULL;
+            wf_cpu_relax();
         }
-        if (__atomic_load_n(&wf_g.shutdown, __ATOMIC_RELAXED))
-            return NULL;
-        wf_cpu_relax();
-    }
+    } while (monotonic_ns() < until);
     return NULL;
 }
 
