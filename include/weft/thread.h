@@ -19,7 +19,10 @@
 #include <weft/errno.h>
 
 #ifdef __cplusplus
+#define WEFT_NORETURN [[noreturn]]
 extern "C" {
+#else
+#define WEFT_NORETURN _Noreturn
 #endif
 
 /* ---------------------------------------------------------------- runtime */
@@ -136,7 +139,7 @@ void weft_thread_yield(void);
 /* Finish the calling ULT with `retval` (as if its function returned it).
  * Calling it from the main thread or an external thread aborts with a
  * message. Context: ULT. Blocks: does not return. */
-_Noreturn void weft_thread_exit(void *retval);
+WEFT_NORETURN void weft_thread_exit(void *retval);
 
 /* The calling ULT, or WEFT_THREAD_NULL if the caller is not a ULT.
  * Context: any. Blocks: no. */

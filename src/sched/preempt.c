@@ -38,6 +38,7 @@
 
 #define WF_PREEMPT_SIGNAL SIGURG
 #define MAX_TICK_NS 1000000
+#define DEFER_RETRY_NS 200000 /* retry of a deferred kick without ticks */
 
 static struct sigaction old_action;
 
@@ -120,18 +121,53 @@ static int preempting_level(wf_worker *w, wf_thread *cur, int kicked)
     return -1;
 }
 
+/* Switch away from inside the handler. While this thread is switched out
+ * its handler frame stays on its own stack, so the worker must not count
+ * it as a handler in progress (in_handler): other threads' ticks would
+ * all look nested. A preemption deferred meanwhile is taken before the
+ * handler returns. */
 static void switch_from_handler(wf_worker *w, int min_prio)
 {
     w->in_rt++;
+    w->in_handler--;
     wf_yield_in_rt(w, min_prio, 1);
     w = wf_worker_self(); /* we may resume on another worker */
-    if (--w->in_rt == 0 && w->preempt_pending) {
-        w->in_rt = 1;
+    while (w->in_rt == 1 && w->preempt_pending) {
         w->preempt_pending = 0;
         wf_yield_in_rt(w, w->current->prio, 1);
         w = wf_worker_self();
-        w->in_rt--;
     }
+    w->in_rt--;
+    w->in_handler++;
+}
+
+/* A preemption that must wait for a safe point. Without periodic ticks
+ * (quantum 0) nothing would come back for it if the thread never enters
+ * the runtime, so a one-shot tick retries it (timer_settime is
+ * async-signal-safe). */
+static void defer(wf_worker *w)
+{
+    w->preempt_pending = 1;
+    w->stats.deferred++;
+    if (wf_g.tick_ns == 0) {
+        struct itimerspec its = { { 0, 0 }, { 0, DEFER_RETRY_NS } };
+        timer_settime(w->timer, 0, &its, NULL);
+    }
+}
+
+static void handle_tick(wf_worker *w, void *uctx)
+{
+    wf_thread *cur = w->current;
+    if (!cur)
+        return;
+    int kicked = __atomic_exchange_n(&w->preempt_now, 0, __ATOMIC_ACQ_REL);
+    int level = preempting_level(w, cur, kicked);
+    if (level < 0)
+        return;
+    if (w->in_rt || w->in_handler > 1 || !wf_safepc_allows(interrupted_pc(uctx)))
+        defer(w);
+    else
+        switch_from_handler(w, level);
 }
 
 static void on_tick(int sig, siginfo_t *si, void *uctx)
@@ -140,23 +176,15 @@ static void on_tick(int sig, siginfo_t *si, void *uctx)
     (void)si;
     int saved_errno = errno;
     wf_worker *w = wf_worker_self();
-    wf_thread *cur = w ? w->current : NULL;
     if (w) {
+        w->in_handler++; /* SA_NODEFER: a nested tick only defers */
         w->ticks_seen++;
         __atomic_fetch_add(&wf_g.tick_count, 1, __ATOMIC_RELAXED);
-    }
-    if (cur) {
-        int kicked = w->preempt_now;
-        w->preempt_now = 0;
-        int level = preempting_level(w, cur, kicked);
-        if (level >= 0) {
-            if (w->in_rt || !wf_safepc_allows(interrupted_pc(uctx))) {
-                w->preempt_pending = 1;
-                w->stats.deferred++;
-            } else {
-                switch_from_handler(w, level);
-            }
-        }
+        if (w->in_handler == 1)
+            handle_tick(w, uctx);
+        else
+            w->preempt_pending = 1;
+        wf_worker_self()->in_handler--; /* maybe another worker by now */
     }
     errno = saved_errno;
 }
@@ -254,9 +282,9 @@ void wf_preempt_kick_for(wf_worker *target, int prio)
                 w->preempt_pending = 1; /* taken when we leave the runtime */
                 return;
             }
-            w->preempt_now = 1;
-            syscall(SYS_tgkill, getpid(), w->tid, WF_PREEMPT_SIGNAL);
-            return;
+            if (!__atomic_exchange_n(&w->preempt_now, 1, __ATOMIC_ACQ_REL))
+                syscall(SYS_tgkill, getpid(), w->tid, WF_PREEMPT_SIGNAL);
+            return; /* one signal per kick in flight, not one per wake */
         }
     }
 }

@@ -83,7 +83,9 @@ typedef struct wf_worker {
     void *post_arg;
     volatile int in_rt;       /* critical-section depth; read by handlers */
     volatile int preempt_pending; /* a tick found us in a critical section */
-    volatile int preempt_now; /* a higher-priority thread asks for the CPU */
+    int preempt_now;          /* atomic: a higher-priority thread asks for
+                                 the CPU (a kick signal is in flight) */
+    volatile int in_handler;  /* tick handlers running on this kernel thread */
     int ticks_left;           /* ticks before the current slice ends */
     int steal_first;          /* alternates at each preemption (switch.c) */
     volatile uint64_t ticks_seen; /* handler runs on this kernel thread (eintr.c) */

@@ -339,7 +339,8 @@ static void park_post(wf_thread *prev, void *arg)
     uint32_t expected = WF_WAIT_PENDING;
     if (!__atomic_compare_exchange_n(&wt->state, &expected, WF_WAIT_PARKED, 0,
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        wf_make_runnable(prev, 0); /* woken before we were parked */
+        wf_make_runnable(prev, /* woken before we were parked; keep urgency */
+                         __atomic_load_n(&wt->claimed, __ATOMIC_ACQUIRE) == 2);
 }
 
 static int block_external(wf_wait *wt, void (*release)(void *), void *arg)
@@ -371,7 +372,9 @@ int wf_wait_block(wf_wait *wt, void (*release)(void *), void *arg)
 
 static int wake(wf_wait *wt, int reason, int urgent)
 {
-    if (__atomic_exchange_n(&wt->claimed, 1, __ATOMIC_ACQ_REL))
+    uint32_t unclaimed = 0; /* 2: urgent, for park_post when the wake beats the park */
+    if (!__atomic_compare_exchange_n(&wt->claimed, &unclaimed, urgent ? 2u : 1u, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return 0;
     wt->reason = reason;
     wf_thread *ult = wt->ult;
