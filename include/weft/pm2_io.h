@@ -47,11 +47,13 @@ static inline thread_IO_t weft_pm2_io_register_value(thread_IO_registration_t pa
     return weft_pm2_io_register(&params);
 }
 
+#ifndef __cplusplus
 #define thread_IO_register(params)                                         \
     _Generic((params),                                                     \
         thread_IO_registration_t *: weft_pm2_io_register,                  \
         const thread_IO_registration_t *: weft_pm2_io_register,            \
         default: weft_pm2_io_register_value)(params)
+#endif
 
 /* Block the calling thread until the handle's callbacks report `arg`
  * ready (weft_io_wait). */
@@ -64,6 +66,15 @@ static inline thread_IO_t weft_pm2_io_register_value(thread_IO_registration_t pa
 #define thread_IO_for_each_request(arg) WEFT_IO_FOR_EACH_REQUEST(weft_io_current(), arg)
 
 #ifdef __cplusplus
+}
+/* C++: the same two forms as overloads. */
+static inline thread_IO_t thread_IO_register(const thread_IO_registration_t *params)
+{
+    return weft_pm2_io_register(params);
+}
+static inline thread_IO_t thread_IO_register(thread_IO_registration_t params)
+{
+    return weft_pm2_io_register(&params);
 }
 #endif
 #endif /* WEFT_PM2_IO_H */

@@ -1,6 +1,5 @@
-/* Detection at the scheduler's safe points, the adaptive hand-over to the
- * blocker threads, and the SANR rule that adapts each handle's polling
- * period. This file owns the three scheduler hooks (sched.h).
+/* Detection at the scheduler's safe points and the adaptive hand-over to
+ * the blocker threads. This file owns the three scheduler hooks (sched.h).
  *
  * Safe points. at_switch (every context switch) polls each handle with
  * waiters whose period has elapsed, counted in scheduler ticks
@@ -9,49 +8,47 @@
  * handle with waiters regardless of its period: idle time is free (PM2:
  * "the scheduler can use the otherwise idle time to perform intensive
  * polling"). Polls only ever trylock a handle: a handle another worker is
- * polling is skipped. The poller thread (blocking.c) supplies the "tick"
- * safe point when no worker switches for a whole period (a worker running
- * one compute thread that never blocks, or every worker asleep).
+ * polling is skipped, never waited for. The poller thread (blocking.c)
+ * supplies the "tick" safe point when no worker switches for a whole
+ * period (one compute thread per worker that never blocks, or every worker
+ * asleep). Polling from the tick signal handler itself was rejected: poll
+ * callbacks (MPI progress) are not async-signal-safe.
  *
  * Strategies (weft_io_strategy), per handle h:
  *   polling  - safe points + poller; blocker threads never engaged.
  *   blocking - h's blocker engaged as soon as a wait is published; safe
  *              points do not poll h (passive only); handles without a
  *              block callback fall back to polling.
- *   adaptive - safe points poll h; an idle worker spins on it (idle_poll)
- *              for the spin budget after the latest wait started, then
- *              hands h over to its blocker before sleeping; if no worker
+ *   adaptive - safe points poll h; one idle worker (the "spinner") keeps
+ *              polling it for h's spin budget after the latest wait
+ *              started, then hands h over to its blocker and sleeps (other
+ *              idle workers sleep at once: a second spinner would only
+ *              take a CPU from whoever produces the events); if no worker
  *              is idle and awake when a wait starts, the blocker is
  *              engaged at once (nobody would poll soon).
  *   naive    - none of this: each waiter polls and yields (wait.c, fd.c).
- * To know whether some worker is idle and awake, each worker's state
- * (busy / idle awake / asleep) is tracked from the hooks themselves: a
- * switch to the idle context or to a thread, idle_poll, and idle_deadline
- * (called just before the worker sleeps). The waiter publishes its request
- * (seq_cst) and then reads n_idle_awake; a worker leaving the idle-awake
- * state decrements it (seq_cst) and then looks for waiters: one of the two
- * sees the other (Dekker), so a wait is never left with nobody to detect it.
+ *   signal-driven detection (O_ASYNC + F_SETSIG) is not implemented: every
+ *   device Weft serves today (sockets, pipes, eventfds, user classes with
+ *   a block callback) offers a blocking call, which costs one kernel
+ *   thread per class instead of a signal per event; detected_signal
+ *   stays 0.
+ * Whether some worker is idle and awake is tracked from the hooks
+ * themselves: a switch to the idle context or to a thread, idle_poll, and
+ * idle_deadline (called just before the worker sleeps). The waiter
+ * publishes its request (seq_cst) and then reads n_idle_awake; a worker
+ * leaving the idle-awake state decrements it (seq_cst) and then looks for
+ * waiters: one of the two sees the other (Dekker), so a wait is never left
+ * with nobody to detect it. A ULT waiter needs no check of its own: the
+ * switch that parks it runs at_switch on the next context, which decides.
  *
- * SANR (CLAM, section 3.4), exact rule used here. X_i = number of requests
- * the i-th poll round of h found ready (safe-point and poller rounds; idle
- * polls excluded). Window n = 3, alpha = 1 + 1/8:
- *   X_{i-2}, X_{i-1}, X_i all < L_min = 1 (three empty rounds)
- *       -> T += T >> 3  (poll less often)
- *   X_{i-2}, X_{i-1}, X_i all > beta*L_max = 0 (three productive rounds)
- *       -> T -= T >> 3  (poll more often)
- *   otherwise T unchanged; T clamped to [T_min, T_max].
- * CLAM's beta*L_max was 5 packets of backlog; a waiting request is detected
- * once, so a backlog of requests builds only across waiters: "found
- * something every time" is our sign of polling too slowly. With one event
- * every I, T settles between I/2 and I (CLAM Fig. 7c: period follows the
- * interarrival time). T is fixed point (256 = 1 tick); base = frequency
- * ticks (1/8 tick if frequency is 0), T_min = max(base/8, 1/8 tick),
- * T_max = 8 * base. With frequency 0 the safe points still poll at every
- * switch; T then only paces the poller (125 us .. 1 ms).
+ * The polling period of each handle and its spin budget adapt from recent
+ * history by CLAM's SANR rule (adapt.c).
  *
- * Costs: with no waiter anywhere each hook is one load and a branch; with
- * waiters, at_switch is a trylock plus a tick compare per handle, and a
- * poll round when due (epoll_wait(0) ~0.5 us for fds).
+ * Costs: with no waiter anywhere each hook is a few loads and a branch;
+ * with waiters, at_switch skips its walk unless a tick passed, a wait
+ * started or ended, or its worker changed state (a few ns per switch);
+ * a walk is a trylock plus a tick compare per handle, and a poll round
+ * when due (epoll_wait(0) ~0.5 us for fds).
  */
 #include "io/io.h"
 
@@ -84,32 +81,7 @@ int wf_io_poll_served(weft_io_t h)
     return s != WEFT_IO_NAIVE && (s == WEFT_IO_POLLING || !h->has_block);
 }
 
-/* ----------------------------------------------------------------- SANR */
-
-void wf_io_period_init(weft_io_t h)
-{
-    uint32_t f = h->p.frequency > 1000 ? 1000 : h->p.frequency;
-    uint32_t base = f ? f * WF_IO_TICK_FP : WF_IO_TICK_FP / 8;
-    h->period_min = base / 8 > WF_IO_TICK_FP / 8 ? base / 8 : WF_IO_TICK_FP / 8;
-    h->period_max = base * 8;
-    h->period_fp = base;
-}
-
-static void sanr_update(weft_io_t h, int found)
-{
-    uint8_t e = (uint8_t)(((__atomic_load_n(&h->win_empty, __ATOMIC_RELAXED) << 1) |
-                           (found == 0)) & 7);
-    uint8_t b = (uint8_t)(((__atomic_load_n(&h->win_busy, __ATOMIC_RELAXED) << 1) |
-                           (found > 0)) & 7);
-    __atomic_store_n(&h->win_empty, e, __ATOMIC_RELAXED);
-    __atomic_store_n(&h->win_busy, b, __ATOMIC_RELAXED);
-    uint32_t t = __atomic_load_n(&h->period_fp, __ATOMIC_RELAXED);
-    if (e == 7)
-        t = t + (t >> 3) < h->period_max ? t + (t >> 3) : h->period_max;
-    else if (b == 7)
-        t = t - (t >> 3) > h->period_min ? t - (t >> 3) : h->period_min;
-    __atomic_store_n(&h->period_fp, t, __ATOMIC_RELAXED);
-}
+/* ------------------------------------------------------------- polling */
 
 int64_t wf_io_tick_ns(void)
 {
@@ -129,7 +101,7 @@ int wf_io_poll_round(weft_io_t h, int how)
     if (n < 0)
         return 0; /* busy: someone else is polling it */
     mark_polled(h);
-    sanr_update(h, n);
+    wf_io_adapt_period(h, n);
     return n;
 }
 
@@ -235,15 +207,27 @@ static void at_switch(void)
     wf_unlock(&wf_io_reg_lock);
 }
 
+/* Past its spin budget, a handle the blocker serves is left to it: the
+ * worker stops polling it and goes on to sleep (idle_deadline engages the
+ * blocker). Without this the budget would only be checked after the idle
+ * loop's whole spin round, ~2000 polls (~1-2 ms of epoll_wait calls). */
+static int spin_over(weft_io_t h, weft_io_strategy s, int64_t now)
+{
+    return blocker_serves(h, s) &&
+           now - __atomic_load_n(&h->last_wait_ns, __ATOMIC_RELAXED) >=
+               __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED);
+}
+
 static int idle_poll(void)
 {
     track(W_IDLE);
     if (nothing_waits() || !wf_trylock(&wf_io_reg_lock))
         return 0;
     weft_io_strategy s = wf_io_strategy();
+    int64_t now = wf_io_now();
     int woken = 0;
     for (weft_io_t h = wf_io_registry; h; h = h->reg_next) {
-        if (!has_waiters(h) || !safe_points_poll(h, s))
+        if (!has_waiters(h) || !safe_points_poll(h, s) || spin_over(h, s, now))
             continue;
         int n = h->ops->test(h, WF_DET_POLL);
         if (n >= 0)
@@ -283,7 +267,7 @@ static int64_t idle_deadline(void)
             __atomic_load_n(&h->blk_state, __ATOMIC_SEQ_CST) != WF_BLK_SLEEP)
             continue;
         int64_t last = __atomic_load_n(&h->last_wait_ns, __ATOMIC_RELAXED);
-        if (s == WEFT_IO_ADAPTIVE && now - last < wf_io_spin_ns())
+        if (s == WEFT_IO_ADAPTIVE && now - last < __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED))
             deadline = now;
         else
             wf_io_engage(h);

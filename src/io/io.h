@@ -14,7 +14,8 @@
  *   h->lock          - a user handle's request list, its group()/poll()
  *                      calls and its polling state (SANR window); for the
  *                      fd class only "a poll is in progress";
- *   fd record lock   - an fd's request list and epoll arming (epoll.c);
+ *   fd record lock   - an fd's request list and epoll arming
+ *                      (backend_epoll.c);
  *   the scheduler's run-queue locks (inside wf_wait_wake_urgent).
  * All are wf_lock spin locks (critical sections on workers). Safe points
  * only ever trylock, so a busy handle is skipped, never waited for.
@@ -78,9 +79,10 @@ struct weft_io {
     int dead;                  /* unregistered; guarded by lock */
     int users;                 /* atomic: waiters inside a wait on h */
     int builtin;               /* the fd class: never unregistered */
-    /* polling (period_* and win_* guarded by lock; others relaxed atomics) */
+    /* adaptation (adapt.c; relaxed atomics) and polling state */
     uint32_t period_fp, period_min, period_max;
-    uint8_t win_empty, win_busy;
+    uint8_t win_empty, win_busy, spin_long, spin_short;
+    int64_t spin_ns;
     uint64_t last_poll_tick;
     int64_t last_poll_ns;
     int64_t last_wait_ns;
@@ -146,9 +148,13 @@ int wf_io_poll_round(weft_io_t h, int how);
 /* After publishing a request on h: hand over per strategy. */
 void wf_io_after_publish(weft_io_t h);
 int wf_io_hooks_install(void);
-/* Reset the SANR period of h from its frequency. */
-void wf_io_period_init(weft_io_t h);
 int64_t wf_io_tick_ns(void);
+
+/* --------------------------------------------------------------- adapt.c */
+
+void wf_io_adapt_init(weft_io_t h);  /* period and spin budget */
+void wf_io_adapt_period(weft_io_t h, int found);
+void wf_io_adapt_spin(weft_io_t h, int64_t latency_ns);
 
 /* ------------------------------------------------------------ blocking.c */
 

@@ -7,7 +7,8 @@
  * safe points walk under a trylock of wf_io_reg_lock; registering and
  * unregistering are rare and take it with wf_lock. A global counter of
  * waiting requests (wf_io_nwaiting) lets every hook return after one load
- * when nothing waits, so a program that never waits pays ~1 ns per switch.
+ * when nothing waits, so a program that never waits pays a few ns per
+ * switch.
  * Rejected: a per-worker copy of the list (RCU-like) - cheaper to read, but
  * unregistering would then need a grace period across workers, and the
  * registry holds a handful of handles (MPI, fds, a few user classes), so
@@ -23,16 +24,18 @@
  *
  * Configuration (environment, read once at the first use of the server):
  *   WEFT_IO_STRATEGY  adaptive (default) | polling | blocking | naive
- *   WEFT_IO_SPIN_US   adaptive spin budget before handing a wait over to a
- *                     blocker thread, 0..1000000, default 100 (a passive
- *                     wake-up across vCPUs costs ~42 us here, two of them
- *                     on the blocker path: spinning longer than that rarely
- *                     pays, shorter wastes the cheap busy-poll window)
+ *   WEFT_IO_SPIN_US   cap of the adaptive spin budget (how long an idle
+ *                     worker polls a wait before handing it to a blocker
+ *                     thread; adapt.c), 0..1000000, default 500; 0: never
+ *                     spin, hand over at once
  *   WEFT_IO_STATS     1: print every handle's statistics at exit
  *
  * The current handle (weft_io_current) is per kernel thread: callbacks run
  * inside a critical section (or on a server kernel thread), so the ULT that
  * set it cannot migrate before it is restored.
+ *
+ * Not handled: fork() without exec. The child inherits the registry and the
+ * epoll set (shared with the parent) but none of the server's threads.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -48,7 +51,7 @@ int wf_io_nevery;
 uint32_t wf_io_epoch;
 
 static int strategy = WEFT_IO_ADAPTIVE;
-static int64_t spin_ns = 100 * 1000;
+static int64_t spin_ns = 500 * 1000;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static __thread weft_io_t current;
 
@@ -161,7 +164,7 @@ weft_io_t wf_io_register_ops(const weft_io_params *p, const wf_io_ops *ops,
     h->dtor = dtor;
     snprintf(h->name, sizeof h->name, "%s", p->name ? p->name : "io");
     h->p.name = h->name;
-    wf_io_period_init(h);
+    wf_io_adapt_init(h);
     /* Without a blocker thread the handle is served by polling only. */
     int wants_block = ops ? ops->block != NULL : p->block != NULL;
     if (wants_block && wf_io_blocker_start(h) == 0)

@@ -104,8 +104,11 @@ int wf_io_fire(weft_io_t h, wf_io_req *r, int how)
 {
     int64_t latency = wf_io_now() - r->start_ns;
     wf_io_stat_detect(h, how, latency, 1);
-    if (wf_wait_wake_urgent(r->wait, r->reason))
+    if (wf_wait_wake_urgent(r->wait, r->reason)) {
+        if (how != WF_DET_IMMEDIATE)
+            wf_io_adapt_spin(h, latency);
         return 1;
+    }
     wf_io_stat_detect(h, how, latency, -1); /* woken otherwise (deadline...) */
     return 0;
 }

@@ -1,0 +1,93 @@
+/* The adaptive part of the I/O server: each handle's polling period and
+ * its spin budget follow recent history, by CLAM's SANR rule (Slicing with
+ * Adaptive, Nonpreemptive Receive, section 3.4 of "Tailoring thread
+ * schedules": window n = 3, alpha = 1 + 1/8, computed with shifts).
+ *
+ * The rule. A value V is adjusted after each observation X_i:
+ *   if X_{i-2}, X_{i-1}, X_i are all "too few" -> V += V >> 3
+ *   if X_{i-2}, X_{i-1}, X_i are all "too many" -> V -= V >> 3
+ *   otherwise V is unchanged; V is clamped to [V_min, V_max].
+ * The window is a 3-bit shift register per condition. Like CLAM we apply
+ * it at every observation (no reset after an adjustment), so a sustained
+ * condition moves V by 12.5 % per observation once three have agreed.
+ *
+ * 1. Polling period T (scheduler ticks, fixed point: 256 = 1 tick). X_i =
+ *    number of requests the i-th poll round of a safe point or the poller
+ *    found ready (idle polls are free and not counted).
+ *      too few:  X_i < L_min = 1 (an empty round)       -> T grows
+ *      too many: X_i > beta*L_max = 0 (it found work)   -> T shrinks
+ *    CLAM's beta*L_max was 5 queued packets; a waiting request is found
+ *    once, so "every round found something" is our sign of polling too
+ *    slowly. With one event every I, T settles between I/2 and I (CLAM's
+ *    Figure 7c: the period follows the interarrival time). base =
+ *    frequency ticks (1/8 tick for frequency 0), T_min = max(base/8, 1/8
+ *    tick), T_max = 8 * base, T starts at base. With frequency 0 the
+ *    safe points poll at every switch anyway; T only paces the poller.
+ *
+ * 2. Spin budget S (ns): how long one idle worker keeps polling a handle
+ *    after a wait starts before handing it to the blocker (adaptive
+ *    strategy). X_i = detection latency D of the i-th wait detected after
+ *    blocking (immediate detections never spun and are not counted):
+ *      too few:  S < D <= S_max (a longer spin would have caught it)
+ *                                                          -> S grows
+ *      too many: D <= S/2 (spinning far longer than needed) or D > S_max
+ *                (waits too long for any spin to pay)     -> S shrinks
+ *    S_max = WEFT_IO_SPIN_US (default 500 us), S_min = 5 us, S starts at
+ *    50 us. Numbers: a passive wake-up through the blocker costs ~40 us
+ *    here against ~10 us for a busy poll; spinning for waits that end
+ *    within a few hundred microseconds buys that difference, and the cap
+ *    keeps a worker from burning more than S_max per wait. A ping-pong with
+ *    think times uniform in 0..200 us settles near S = 150 us (three
+ *    "longs" in a row then are as rare as three "shorts"). An idle program
+ *    pays one spin (<= S_max) per wait start, i.e. nothing measurable.
+ * Updates are racy by design (relaxed atomics, lost updates possible):
+ * an adaptation heuristic needs no lock on the detection path.
+ */
+#include "io/io.h"
+
+#define SPIN_MIN_NS (5 * 1000LL)
+#define SPIN_START_NS (50 * 1000LL)
+
+/* Shift observation `bit` into the 3-bit window *w; 1 if all three set. */
+static int window(uint8_t *w, int bit)
+{
+    uint8_t v = (uint8_t)(((__atomic_load_n(w, __ATOMIC_RELAXED) << 1) | (bit != 0)) & 7);
+    __atomic_store_n(w, v, __ATOMIC_RELAXED);
+    return v == 7;
+}
+
+void wf_io_adapt_init(weft_io_t h)
+{
+    uint32_t f = h->p.frequency > 1000 ? 1000 : h->p.frequency;
+    uint32_t base = f ? f * WF_IO_TICK_FP : WF_IO_TICK_FP / 8;
+    h->period_min = base / 8 > WF_IO_TICK_FP / 8 ? base / 8 : WF_IO_TICK_FP / 8;
+    h->period_max = base * 8;
+    h->period_fp = base;
+    int64_t max = wf_io_spin_ns();
+    h->spin_ns = max < SPIN_START_NS ? max : SPIN_START_NS;
+}
+
+void wf_io_adapt_period(weft_io_t h, int found)
+{
+    int few = window(&h->win_empty, found == 0);
+    int many = window(&h->win_busy, found > 0);
+    uint32_t t = __atomic_load_n(&h->period_fp, __ATOMIC_RELAXED);
+    if (few)
+        t = t + (t >> 3) < h->period_max ? t + (t >> 3) : h->period_max;
+    else if (many)
+        t = t - (t >> 3) > h->period_min ? t - (t >> 3) : h->period_min;
+    __atomic_store_n(&h->period_fp, t, __ATOMIC_RELAXED);
+}
+
+void wf_io_adapt_spin(weft_io_t h, int64_t latency_ns)
+{
+    int64_t max = wf_io_spin_ns(), min = max < SPIN_MIN_NS ? max : SPIN_MIN_NS;
+    int64_t s = __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED);
+    int few = window(&h->spin_long, latency_ns > s && latency_ns <= max);
+    int many = window(&h->spin_short, latency_ns <= s / 2 || latency_ns > max);
+    if (few)
+        s = s + (s >> 3) < max ? s + (s >> 3) : max;
+    else if (many)
+        s = s - (s >> 3) > min ? s - (s >> 3) : min;
+    __atomic_store_n(&h->spin_ns, s, __ATOMIC_RELAXED);
+}
