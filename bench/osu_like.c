@@ -1,0 +1,201 @@
+/* bench/osu_like: MPI point-to-point performance between two processes on
+ * one machine, after the OSU micro-benchmarks -- one-way latency
+ * (ping-pong, 0 B .. 4 MiB), bandwidth (windows of 64 MPI_Isend, then an
+ * ack) and bi-directional bandwidth (64 sends and 64 receives in flight
+ * both ways) -- for three variants side by side, in the same run:
+ *   weft         osu_like_mpi built against Weft's mpi.h / libweft_mpi, run
+ *                by Weft's mpirun -n 2 (Weft's TCP transport over
+ *                loopback, default settings: adaptive I/O strategy, one
+ *                worker per core);
+ *   openmpi_tcp  the same source built with mpicc.openmpi, run by
+ *                mpirun.openmpi -n 2 --mca btl tcp,self (Open MPI's TCP
+ *                path, busy-polling progress, default binding);
+ *   raw_tcp      no MPI: the same steps over one loopback TCP connection
+ *                with both ends spinning on non-blocking sockets, the floor
+ *                (osu_like_raw.c).
+ * The method (calibration, repeats, figures) is one piece of code for all
+ * three: osu_like_measure.c. Message sizes: powers of 4 plus 8 B (the
+ * goal's size) from 0 B (bandwidths from 1 B) to 4 MiB; --quick measures
+ * 0/8 B, 1 KiB, 64 KiB, 1 MiB and 4 MiB only.
+ *
+ * Goals (ratios within this run; PASS/MISS lines, never the exit status):
+ * Weft's 8 B latency <= Open MPI TCP's; Weft's bandwidth and
+ * bi-directional bandwidth at 1 MiB and 4 MiB >= 0.9 x Open MPI TCP's.
+ * Without Open MPI, the Weft and raw rows are printed and the goals are
+ * n/a.
+ *
+ * Order: for each kind (latency, bw, bibw) each variant runs once, as one
+ * MPI job (or one raw peer) measuring that kind only, the order of the
+ * variants rotating from kind to kind; so the figures compared side by
+ * side are measured seconds apart, under about the same load.
+ *
+ * Bounds: each kind of each variant stops starting repeats after its
+ * budget (12 s; --quick 3 s); each MPI job runs under its mpirun's
+ * --timeout and is killed 10 s past it (osu_like_launch.c). Default run:
+ * about a minute and a half; --quick: about 10 s.
+ *
+ * Output: the tables, goal lines, `result:` lines (bench=osu_like, cases
+ * latency_<bytes> / bw_<bytes> / bibw_<bytes>, metrics latency in us or
+ * bandwidth in MB/s), a CSV (bench-out/osu_like.csv) and a PNG drawn by
+ * plot_osu_like.gp.
+ */
+#include "osu_like.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "osu_like_launch.h"
+
+#ifndef OSU_LIKE_WEFT_PROG
+#define OSU_LIKE_WEFT_PROG ""
+#endif
+#ifndef OSU_LIKE_OMPI_PROG
+#define OSU_LIKE_OMPI_PROG ""
+#endif
+
+#define JOB_SLACK_S 60 /* launch, calibration and finalize, per job */
+
+static ol_results res; /* large: static */
+
+const char *ol_variant_name(ol_variant v)
+{
+    static const char *const names[OL_NVARIANTS] = {"weft", "openmpi_tcp",
+                                                    "raw_tcp"};
+    return v < OL_NVARIANTS ? names[v] : "?";
+}
+
+/* ---------------------------------------------------------- variants */
+
+static void add_kind_rows(void *arg, const bench_table *t)
+{
+    bench_table *dst = arg;
+    for (int i = 0; i < t->nrows; i++) {
+        const bench_row *r = &t->rows[i];
+        bench_table_add(dst, r->case_name, r->variant, r->metric, r->st,
+                        r->unit);
+    }
+    for (int i = 0; i < t->nnotes; i++)
+        bench_table_note(&res.notes, "%s", t->notes[i]);
+}
+
+static void job_line(void *arg, char *line)
+{
+    bench_table tmp;
+    memset(&tmp, 0, sizeof tmp);
+    if (!ol_parse_child_line(line, &tmp))
+        printf("%s\n", line); /* anything else the job says */
+    else
+        add_kind_rows(arg, &tmp);
+}
+
+static const char *program_of(ol_variant v)
+{
+    const char *p = v == OL_WEFT ? OSU_LIKE_WEFT_PROG : OSU_LIKE_OMPI_PROG;
+    return *p && access(p, X_OK) == 0 ? p : NULL;
+}
+
+static int run_mpi_variant(ol_variant v, const ol_plan *p, ol_kind k)
+{
+    ol_lib lib = v == OL_WEFT ? OL_LIB_WEFT : OL_LIB_OPENMPI;
+    const char *prog = program_of(v);
+    char repeats[16];
+    ol_argv a;
+    if (!prog || !ol_mpirun_path(lib))
+        return OL_ST_ABSENT;
+    int timeout_s = (int)(p->kind_budget_ns / 1000000000) + JOB_SLACK_S;
+    ol_argv_mpirun(&a, lib, 2, timeout_s, 1, prog);
+    snprintf(repeats, sizeof repeats, "%d", p->repeats);
+    const char *args[] = {"--variant", ol_variant_name(v), "--kind",
+                          ol_kind_name(k), "--repeats", repeats};
+    for (size_t i = 0; i < sizeof args / sizeof *args; i++)
+        ol_argv_add(&a, args[i]);
+    if (p->quick)
+        ol_argv_add(&a, "--quick");
+    return ol_run_job(&a, timeout_s, job_line, &res.tables[v],
+                      ol_variant_name(v)) == 0 ? OL_ST_OK : OL_ST_FAILED;
+}
+
+/* One kind of one variant; a variant's state is its worst kind's. */
+static void run_variant(ol_variant v, const ol_plan *all, ol_kind k)
+{
+    ol_plan p = *all;
+    int64_t t0 = bench_now_ns();
+    int st;
+    p.kinds = 1u << k;
+    if (v == OL_RAW_TCP)
+        st = ol_raw_measure(&p, add_kind_rows, &res.tables[v]) == 0
+                 ? OL_ST_OK : OL_ST_FAILED;
+    else
+        st = run_mpi_variant(v, &p, k);
+    if (st > res.state[v])
+        res.state[v] = st;
+    printf("  %-5s %-12s %s in %.1f s\n", ol_kind_name(k),
+           ol_variant_name(v), st == OL_ST_OK ? "done"
+           : st == OL_ST_ABSENT ? "not available" : "FAILED",
+           (double)(bench_now_ns() - t0) / 1e9);
+    fflush(stdout);
+}
+
+/* Kinds outer, variants inner (their order rotating): the figures
+ * compared in one row of a table are measured seconds apart, not a
+ * minute, on a machine whose load drifts. */
+static void run_all(const ol_plan *p)
+{
+    for (int k = 0; k < OL_NKINDS; k++)
+        for (int i = 0; i < OL_NVARIANTS; i++)
+            run_variant((ol_variant)((i + k) % OL_NVARIANTS), p, (ol_kind)k);
+}
+
+/* ------------------------------------------------------------- main */
+
+static void print_header(const bench_opts *o)
+{
+    printf("bench=osu_like: MPI point-to-point between 2 processes on this "
+           "machine (latency, bandwidth, bi-directional bandwidth; window "
+           "%d)%s\n", OL_WINDOW, o->quick ? " (--quick)" : "");
+    bench_print_machine(stdout);
+    ol_openmpi_version(res.ompi_version, sizeof res.ompi_version);
+    if (!ol_mpirun_path(OL_LIB_OPENMPI) || !program_of(OL_OMPI_TCP))
+        printf("Open MPI is not installed (or its build of osu_like_mpi is "
+               "missing): Weft and raw_tcp only, goals n/a\n");
+    else
+        printf("reference: %s, TCP path (--mca btl tcp,self)\n",
+               *res.ompi_version ? res.ompi_version : "Open MPI");
+    printf("%d repeats per figure; median [min-max] over the repeats\n",
+           o->repeats);
+}
+
+static int finish(const bench_opts *o)
+{
+    int failed = 0;
+    ol_report_print(&res);
+    for (int v = 0; v < OL_NVARIANTS; v++)
+        failed |= res.state[v] == OL_ST_FAILED;
+    if (ol_report_csv(&res, o->csv_path) != 0)
+        return 1;
+    printf("csv: %s\n", o->csv_path);
+    failed |= bench_plot("plot_osu_like.gp", o->csv_path, o->png_path) != 0;
+    fflush(stdout);
+    if (failed)
+        fprintf(stderr, "osu_like: some variants failed (see above)\n");
+    return failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    bench_opts o;
+    int rc = bench_parse_opts(argc, argv, OL_BENCH, &o);
+    if (rc != 0)
+        return rc > 0 ? 0 : 2;
+    if (o.case_name) {
+        fprintf(stderr, "osu_like: --case is not used by this benchmark\n");
+        return 2;
+    }
+    ol_plan p = ol_make_plan(o.quick, o.repeats);
+    res.quick = o.quick;
+    res.repeats = o.repeats;
+    print_header(&o);
+    run_all(&p);
+    return finish(&o);
+}

@@ -1,0 +1,265 @@
+/* Launching MPI jobs from the MPI benchmark drivers (bench/osu_like,
+ * bench/mpi_reactivity): see osu_like_launch.h.
+ *
+ * A job runs in its own process group, with its stdout on a pipe read line
+ * by line (its stderr is the driver's). Three time limits stack up: the
+ * launcher's own --timeout (both mpiruns have one), then this driver kills
+ * the job's process group (SIGTERM, SIGKILL 3 s later) 10 s after that,
+ * and the job gets SIGTERM if the driver dies (PR_SET_PDEATHSIG), so that
+ * mpirun can still stop its ranks.
+ *
+ * Open MPI is run as its packagers' defaults allow on this kind of
+ * machine: OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM) when run as root, and
+ * OMPI_MCA_btl_vader_single_copy_mechanism=none (cross-memory attach fails
+ * in these containers; without it the shared-memory path errors out).
+ * Both are set only if the environment does not set them already.
+ */
+#include "osu_like_launch.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef WEFT_MPIRUN_PATH
+#define WEFT_MPIRUN_PATH ""
+#endif
+#ifndef OMPI_MPIRUN_PATH
+#define OMPI_MPIRUN_PATH ""
+#endif
+
+#define KILL_AFTER_S 10 /* past the launcher's own timeout */
+#define TERM_GRACE_NS 3000000000LL
+#define LINE_MAX_LEN 4096
+
+/* ------------------------------------------------------------- tools */
+
+const char *ol_mpirun_path(ol_lib lib)
+{
+    const char *p = lib == OL_LIB_WEFT ? WEFT_MPIRUN_PATH : OMPI_MPIRUN_PATH;
+    return *p && access(p, X_OK) == 0 ? p : NULL;
+}
+
+static void version_line(void *arg, char *line)
+{
+    char *buf = arg;
+    const char *last = strrchr(line, ' ');
+    if (*buf == '\0' && last && strstr(line, "OpenRTE"))
+        snprintf(buf, 64, "Open MPI %s", last + 1);
+}
+
+const char *ol_openmpi_version(char *buf, size_t size)
+{
+    char found[64] = "";
+    const char *mpirun = ol_mpirun_path(OL_LIB_OPENMPI);
+    ol_argv a = {{mpirun, "--version", NULL}, 2, "", ""};
+    if (mpirun)
+        ol_run_job(&a, 10, version_line, found, "mpirun.openmpi --version");
+    snprintf(buf, size, "%s", found);
+    return buf;
+}
+
+/* ------------------------------------------------------ command lines */
+
+void ol_argv_add(ol_argv *a, const char *arg)
+{
+    if (a->n < OL_ARGV_MAX)
+        a->v[a->n++] = arg;
+    a->v[a->n] = NULL;
+}
+
+void ol_argv_mpirun(ol_argv *a, ol_lib lib, int np, int timeout_s,
+                    int tcp_only, const char *prog)
+{
+    snprintf(a->np_text, sizeof a->np_text, "%d", np);
+    snprintf(a->timeout_text, sizeof a->timeout_text, "%d", timeout_s);
+    a->n = 0;
+    ol_argv_add(a, ol_mpirun_path(lib));
+    ol_argv_add(a, "-n");
+    ol_argv_add(a, a->np_text);
+    ol_argv_add(a, "--timeout");
+    ol_argv_add(a, a->timeout_text);
+    if (lib == OL_LIB_OPENMPI && tcp_only) {
+        ol_argv_add(a, "--mca");
+        ol_argv_add(a, "btl");
+        ol_argv_add(a, "tcp,self");
+    }
+    ol_argv_add(a, prog);
+}
+
+/* --------------------------------------------------------------- jobs */
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void child_exec(const ol_argv *a, int out_fd)
+{
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (geteuid() == 0) {
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    }
+    setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+    dup2(out_fd, STDOUT_FILENO);
+    close(out_fd);
+    execv(a->v[0], (char *const *)a->v);
+    fprintf(stderr, "bench: cannot run %s: %s\n", a->v[0], strerror(errno));
+    _exit(127);
+}
+
+typedef struct line_buf {
+    char text[LINE_MAX_LEN];
+    size_t len;
+} line_buf;
+
+/* Pass the complete lines of lb to fn; keep the rest. */
+static void flush_lines(line_buf *lb, ol_line_fn fn, void *arg, int at_eof)
+{
+    char *start = lb->text, *nl;
+    while ((nl = memchr(start, '\n', lb->len - (size_t)(start - lb->text)))) {
+        *nl = '\0';
+        fn(arg, start);
+        start = nl + 1;
+    }
+    lb->len -= (size_t)(start - lb->text);
+    memmove(lb->text, start, lb->len);
+    if (lb->len == sizeof lb->text - 1 || (at_eof && lb->len > 0)) {
+        lb->text[lb->len] = '\0'; /* an over-long or unterminated line */
+        fn(arg, lb->text);
+        lb->len = 0;
+    }
+}
+
+/* Read the job's stdout until EOF or the deadline; 0 at EOF, -1 late. */
+static int read_output(int fd, int64_t deadline, ol_line_fn fn, void *arg)
+{
+    static line_buf lb;
+    lb.len = 0;
+    for (;;) {
+        int64_t left = deadline - now_ns();
+        if (left <= 0)
+            return -1;
+        struct pollfd p = {fd, POLLIN, 0};
+        int rc = poll(&p, 1, (int)(left / 1000000) + 1);
+        if (rc <= 0)
+            continue; /* EINTR or the deadline: checked above */
+        ssize_t n = read(fd, lb.text + lb.len, sizeof lb.text - 1 - lb.len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            flush_lines(&lb, fn, arg, 1);
+            return 0;
+        }
+        lb.len += (size_t)n;
+        flush_lines(&lb, fn, arg, 0);
+    }
+}
+
+/* Wait for pid until the deadline; 1 if it ended (status set), else 0. */
+static int wait_until(pid_t pid, int64_t deadline, int *status)
+{
+    for (;;) {
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR))
+            return 1;
+        if (now_ns() >= deadline)
+            return 0;
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void kill_job(pid_t pid, int *status)
+{
+    kill(-pid, SIGTERM);
+    if (!wait_until(pid, now_ns() + TERM_GRACE_NS, status)) {
+        kill(-pid, SIGKILL);
+        waitpid(pid, status, 0);
+    }
+}
+
+static int report(const char *what, int status, int killed)
+{
+    if (!killed && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    if (killed)
+        fprintf(stderr, "bench: %s: still running past its time limit: "
+                "killed\n", what);
+    else if (WIFSIGNALED(status))
+        fprintf(stderr, "bench: %s: killed by signal %d\n", what,
+                WTERMSIG(status));
+    else
+        fprintf(stderr, "bench: %s: exit status %d%s\n", what,
+                WEXITSTATUS(status), WEXITSTATUS(status) == 124
+                ? " (the launcher's --timeout)" : "");
+    return -1;
+}
+
+int ol_run_job(const ol_argv *a, int timeout_s, ol_line_fn fn, void *arg,
+               const char *what)
+{
+    int fds[2], status = 0;
+    if (!a->v[0] || pipe(fds) != 0)
+        return -1;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        child_exec(a, fds[1]);
+    }
+    close(fds[1]);
+    if (pid < 0) {
+        close(fds[0]);
+        return -1;
+    }
+    setpgid(pid, pid); /* also done by the child: no race either way */
+    int64_t deadline = now_ns() + (int64_t)(timeout_s + KILL_AFTER_S) * 1000000000;
+    int late = read_output(fds[0], deadline, fn, arg) != 0;
+    close(fds[0]);
+    late = late || !wait_until(pid, deadline, &status);
+    if (late)
+        kill_job(pid, &status);
+    return report(what, status, late);
+}
+
+/* ---------------------------------------------------- child lines */
+
+static int parse_row(const char *line, bench_table *t)
+{
+    char c[BENCH_NAME_MAX], v[BENCH_NAME_MAX], m[BENCH_NAME_MAX];
+    char med[BENCH_NAME_MAX], lo[BENCH_NAME_MAX], hi[BENCH_NAME_MAX];
+    char unit[BENCH_NAME_MAX];
+    if (sscanf(line, "row %39s %39s %39s %39s %39s %39s %39s", c, v, m, med,
+               lo, hi, unit) != 7)
+        return 0;
+    if (strcmp(med, "na") == 0) {
+        bench_table_add_na(t, c, v, m, unit);
+        return 1;
+    }
+    bench_stats st = {strtod(med, 0), strtod(lo, 0), strtod(hi, 0)};
+    bench_table_add(t, c, v, m, st, unit);
+    return 1;
+}
+
+int ol_parse_child_line(const char *line, bench_table *t)
+{
+    if (strncmp(line, "row ", 4) == 0)
+        return parse_row(line, t);
+    if (strncmp(line, "note ", 5) == 0) {
+        bench_table_note(t, "%s", line + 5);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,183 @@
+/* bench/osu_like, the report: one table per kind with the three variants
+ * side by side (median [min-max] over the repeats) and the ratios Weft /
+ * Open MPI TCP and Weft / raw floor, then the goal lines, the `result:`
+ * lines and the CSV (see osu_like.c for the experiment).
+ *
+ * Ratios are ratios of medians. For latency lower is better, for the
+ * bandwidths higher is better; the goal lines say which way each goes.
+ */
+#include "osu_like.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loopback.h"
+
+/* --------------------------------------------------------- lookups */
+
+static const bench_row *find(const ol_results *r, ol_variant v, ol_kind k,
+                             int bytes)
+{
+    char cname[BENCH_NAME_MAX];
+    if (r->state[v] == OL_ST_NOT_RUN || r->state[v] == OL_ST_ABSENT)
+        return NULL;
+    snprintf(cname, sizeof cname, "%s_%d", ol_kind_name(k), bytes);
+    return bench_table_find(&r->tables[v], cname, ol_variant_name(v));
+}
+
+/* Ratio of the medians of a over b, or -1 if either is missing. */
+static double ratio(const ol_results *r, ol_variant a, ol_variant b,
+                    ol_kind k, int bytes)
+{
+    const bench_row *x = find(r, a, k, bytes), *y = find(r, b, k, bytes);
+    return x && y && y->st.median > 0 ? x->st.median / y->st.median : -1;
+}
+
+/* ------------------------------------------------------- formatting */
+
+static const char *fmt_num(char *buf, size_t size, double v)
+{
+    if (v >= 1000)
+        snprintf(buf, size, "%.0f", v);
+    else if (v >= 10)
+        snprintf(buf, size, "%.1f", v);
+    else
+        snprintf(buf, size, "%.3g", v);
+    return buf;
+}
+
+static const char *fmt_bytes(char *buf, size_t size, int bytes)
+{
+    if (bytes >= 1 << 20)
+        snprintf(buf, size, "%d MiB", bytes >> 20);
+    else if (bytes >= 1 << 10)
+        snprintf(buf, size, "%d KiB", bytes >> 10);
+    else
+        snprintf(buf, size, "%d B", bytes);
+    return buf;
+}
+
+static void print_cell(const bench_row *row, int state)
+{
+    char med[24], lo[24], hi[24], text[80];
+    if (!row) {
+        printf(" %26s", state == OL_ST_ABSENT ? "not installed"
+                        : state == OL_ST_FAILED ? "failed" : "-");
+        return;
+    }
+    snprintf(text, sizeof text, "%s [%s-%s]",
+             fmt_num(med, sizeof med, row->st.median),
+             fmt_num(lo, sizeof lo, row->st.min),
+             fmt_num(hi, sizeof hi, row->st.max));
+    printf(" %26s", text);
+}
+
+static void print_ratio(double x)
+{
+    if (x < 0)
+        printf(" %11s", "-");
+    else
+        printf(" %11.2f", x);
+}
+
+/* ----------------------------------------------------------- tables */
+
+static void print_kind(const ol_results *r, ol_kind k)
+{
+    static const char *const titles[OL_NKINDS] = {
+        "latency: one-way, us (lower is better)",
+        "bandwidth: window of 64 sends + ack, MB/s (higher is better)",
+        "bi-directional bandwidth: 64 sends each way, MB/s both ways "
+        "together (higher is better)"};
+    const int *sizes;
+    int n = ol_sizes(k, r->quick, &sizes);
+    printf("\n%s\n%9s", titles[k], "size");
+    for (int v = 0; v < OL_NVARIANTS; v++)
+        printf(" %26s", ol_variant_name((ol_variant)v));
+    printf(" %11s %11s\n", "weft/ompi", "weft/raw");
+    for (int i = 0; i < n; i++) {
+        char b[24];
+        printf("%9s", fmt_bytes(b, sizeof b, sizes[i]));
+        for (int v = 0; v < OL_NVARIANTS; v++)
+            print_cell(find(r, (ol_variant)v, k, sizes[i]), r->state[v]);
+        print_ratio(ratio(r, OL_WEFT, OL_OMPI_TCP, k, sizes[i]));
+        print_ratio(ratio(r, OL_WEFT, OL_RAW_TCP, k, sizes[i]));
+        printf("\n");
+    }
+}
+
+/* ------------------------------------------------------------ goals */
+
+static void goal(const ol_results *r, ol_kind k, int bytes, int at_most,
+                 double bound)
+{
+    char label[80], b[24];
+    double x = ratio(r, OL_WEFT, OL_OMPI_TCP, k, bytes);
+    snprintf(label, sizeof label, "%s %s: weft / openmpi_tcp", ol_kind_name(k),
+             fmt_bytes(b, sizeof b, bytes));
+    if (x < 0) {
+        printf("  %-40s %8s   (%s)\n", label, "n/a",
+               r->state[OL_OMPI_TCP] == OL_ST_ABSENT
+                   ? "Open MPI is not installed" : "figures missing");
+        return;
+    }
+    int pass = at_most ? x <= bound : x >= bound;
+    printf("  %-40s %8.2f   goal %s %-4g %s\n", label, x,
+           at_most ? "<=" : ">=", bound, pass ? "PASS" : "MISS");
+}
+
+static void print_goals(const ol_results *r)
+{
+    printf("\ngoals (ratios of medians, same run):\n");
+    goal(r, OL_LATENCY, 8, 1, 1.0);
+    goal(r, OL_BW, 1 << 20, 0, 0.9);
+    goal(r, OL_BW, 4 << 20, 0, 0.9);
+    goal(r, OL_BIBW, 1 << 20, 0, 0.9);
+    goal(r, OL_BIBW, 4 << 20, 0, 0.9);
+}
+
+void ol_report_print(const ol_results *r)
+{
+    for (int k = 0; k < OL_NKINDS; k++)
+        print_kind(r, (ol_kind)k);
+    print_goals(r);
+    printf("\n");
+    bench_table_print_notes(&r->notes, stdout);
+    for (int v = 0; v < OL_NVARIANTS; v++)
+        bench_table_print_results(&r->tables[v], OL_BENCH, stdout);
+}
+
+/* -------------------------------------------------------------- CSV */
+
+/* Rows go by (variant, kind, size): each curve of the chart is a
+ * contiguous run of rows. Columns 9 and 10 (kind, bytes) are for it. */
+static void csv_rows(FILE *f, const ol_results *r, ol_variant v, ol_kind k)
+{
+    const int *sizes;
+    int n = ol_sizes(k, r->quick, &sizes);
+    for (int i = 0; i < n; i++) {
+        const bench_row *row = find(r, v, k, sizes[i]);
+        if (row)
+            fprintf(f, "%s,%s,%s,%s,%.6g,%.6g,%.6g,%s,%s,%d\n", OL_BENCH,
+                    row->case_name, row->variant, row->metric,
+                    row->st.median, row->st.min, row->st.max, row->unit,
+                    ol_kind_name(k), sizes[i]);
+    }
+}
+
+int ol_report_csv(const ol_results *r, const char *path)
+{
+    FILE *f = lb_make_parent_dirs(path) == 0 ? fopen(path, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "osu_like: cannot write %s: %s\n", path,
+                strerror(errno));
+        return -1;
+    }
+    fprintf(f, "bench,case,variant,metric,median,min,max,unit,kind,bytes\n");
+    for (int v = 0; v < OL_NVARIANTS; v++)
+        for (int k = 0; k < OL_NKINDS; k++)
+            csv_rows(f, r, (ol_variant)v, (ol_kind)k);
+    return fclose(f) == 0 ? 0 : -1;
+}
