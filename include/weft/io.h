@@ -159,6 +159,22 @@ weft_io_strategy weft_io_get_strategy(void);
  * WEFT_ENOMEM. Context: ULT or external. Blocks: yes. */
 int weft_fd_wait(int fd, unsigned events, int64_t deadline);
 
+/* Put `fd` in signal-driven mode (on = 1) or back (on = 0). In this mode
+ * the kernel signals the fd's readiness (O_ASYNC, F_SETOWN to this
+ * process, F_SETSIG to a real-time signal Weft reserves, SIGRTMIN + 7) and
+ * Weft's SIGIO dispatcher polls it and wakes its waiters (weft_fd_wait,
+ * FD clauses, weft_read...), urgently; detections count as detected_signal
+ * of the "fd" class. The fd leaves the epoll set meanwhile. For devices
+ * whose driver offers only SIGIO; sockets and pipes are better served by
+ * the default. Turn the mode off before closing the fd. If the real-time
+ * signal queue overflows, the kernel sends SIGIO instead: install a SIGIO
+ * handler if that can happen.
+ * Errors: -EBADF, WEFT_EBUSY (another handler owns SIGRTMIN + 7),
+ * WEFT_EAGAIN, WEFT_ENOMEM, other -errno of fcntl (the device does not
+ * support O_ASYNC). Context: ULT or external. Blocks: briefly (the first
+ * call starts the dispatcher thread). */
+int weft_fd_set_sigio(int fd, int on);
+
 /* Blocking I/O that blocks only the calling ULT: the call is tried
  * non-blocking and the thread waits in weft_fd_wait when it would block.
  * read/write/accept/connect set O_NONBLOCK on the fd (and leave it set);
@@ -198,10 +214,14 @@ typedef struct weft_clause {
  * cancelled (their requests withdrawn). Clauses are tested in order, so
  * the lowest ready index wins when several are ready at once. An IO
  * request that became ready just as another clause won is withdrawn like
- * the others: test it again if it matters.
- * Errors: WEFT_EINVAL, WEFT_ETIMEDOUT, WEFT_ECANCELED (an IO clause's
- * handle was unregistered), -EBADF and other -errno of an FD clause,
- * WEFT_ENOSYS (SIGNAL clauses: not supported yet).
+ * the others: test it again if it matters. A SIGNAL clause waits as
+ * weft_sig_wait(sig) would, and never swallows a delivery it did not win
+ * with: under WEFT_SIG_WAKE_ONE, a delivery that finds the wait already
+ * won by another clause goes to the signal's next waiter or stays pending.
+ * Errors: WEFT_EINVAL (a SIGNAL clause's signal unsupported or not set,
+ * among others), WEFT_ETIMEDOUT, WEFT_ECANCELED (an IO clause's handle was
+ * unregistered, or weft_sig_clear of a SIGNAL clause's signal), -EBADF and
+ * other -errno of an FD clause.
  * Context: ULT or external. Blocks: yes. */
 int weft_wait_any(weft_clause *clauses, int n, int64_t deadline);
 
@@ -217,7 +237,8 @@ typedef struct weft_io_stats {
     uint64_t detected_poll;       /* detections by polling (safe points,
                                      idle workers, poller, naive waiters) */
     uint64_t detected_block;      /* detections by a blocker thread */
-    uint64_t detected_signal;     /* detections after SIGIO (not used yet) */
+    uint64_t detected_signal;     /* detections by the SIGIO dispatcher
+                                     (fds in weft_fd_set_sigio mode) */
     uint64_t detected_immediate;  /* ready on the first test, no block */
     uint64_t timeouts;
     uint64_t latency_hist[WEFT_IO_HIST_BUCKETS]; /* wait start -> detection */

@@ -102,8 +102,10 @@ int weft_sig_wait(int sig);
 /* Like weft_sig_wait, but give up at `deadline` (absolute CLOCK_MONOTONIC
  * ns, as weft_now()): WEFT_FOREVER waits forever, 0 only consumes a
  * pending delivery if there is one. A time-out never swallows a delivery:
- * if a delivery picked the caller, the call returns 0 even when the
- * deadline passed meanwhile.
+ * one that arrives as the deadline passes either wakes the caller (0) or,
+ * if the time-out won the race, is not spent on it (under WAKE_ONE it goes
+ * to the next waiter or stays pending). weft_wait_any's WEFT_CLAUSE_SIGNAL
+ * follows the same rule when another clause wins.
  * Errors: those of weft_sig_wait, and WEFT_ETIMEDOUT (the deadline passed
  * first; never returned before it).
  * Context: ULT or external. Blocks: yes, until the deadline at most. */

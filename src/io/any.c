@@ -17,16 +17,28 @@
  * the wait), so a ready clause early in the array costs no registration of
  * the later ones. Up to 16 clauses use the stack; more are allocated.
  *
- * Signals: the clause needs the signal layer's wait primitive, which does
- * not exist yet; WEFT_CLAUSE_SIGNAL returns WEFT_ENOSYS.
+ * Signals: a clause queues a wf_sig_waiter (signal/signal.h) pointing to
+ * the shared wf_wait, with the clause index as reason. The signal layer
+ * handles the lost race: a wake-one delivery that finds the wait already
+ * won by another clause goes to the next waiter of that signal or stays
+ * pending, so it is never swallowed. Signal clauses have no owner handle:
+ * no statistics, no strategy hand-over (deliveries are pushed to waiters).
  */
 #include <sched.h>
 #include <stdlib.h>
 
 #include "io/io.h"
+#include "signal/signal.h"
 #include "timer/timer.h"
 
 #define STACK_CLAUSES 16
+
+/* Per-clause state on the waiter's stack: the request of an FD or IO
+ * clause, or the node of a SIGNAL clause. */
+typedef struct arm_rec {
+    wf_io_req req;
+    wf_sig_waiter sig;
+} arm_rec;
 
 static int check(const weft_clause *c)
 {
@@ -37,14 +49,17 @@ static int check(const weft_clause *c)
     case WEFT_CLAUSE_IO:
         return c->io && !c->io->builtin ? 0 : WEFT_EINVAL;
     case WEFT_CLAUSE_SIGNAL:
-        return WEFT_ENOSYS;
+        return c->sig > 0 ? 0 : WEFT_EINVAL; /* set or not: at arming */
     default:
         return WEFT_EINVAL;
     }
 }
 
+/* The handle a clause's request lives in; NULL for a signal clause. */
 static weft_io_t owner(const weft_clause *c)
 {
+    if (c->kind == WEFT_CLAUSE_SIGNAL)
+        return NULL;
     return c->kind == WEFT_CLAUSE_FD ? wf_io_fd_handle() : c->io;
 }
 
@@ -71,8 +86,11 @@ static int arm_fd(weft_clause *c, wf_io_req *r, weft_io_t fdh)
     return 0;
 }
 
-static int arm(weft_clause *c, wf_io_req *r)
+static int arm(weft_clause *c, arm_rec *a)
 {
+    wf_io_req *r = &a->req;
+    if (c->kind == WEFT_CLAUSE_SIGNAL)
+        return wf_sig_wait_start(c->sig, &a->sig, r->wait, r->reason);
     if (c->kind == WEFT_CLAUSE_FD)
         return arm_fd(c, r, wf_io_fd_handle());
     r->arg = c->arg;
@@ -83,8 +101,13 @@ static int arm(weft_clause *c, wf_io_req *r)
     return err;
 }
 
-static void disarm(weft_clause *c, wf_io_req *r, int reason)
+static void disarm(weft_clause *c, arm_rec *a, int reason)
 {
+    wf_io_req *r = &a->req;
+    if (c->kind == WEFT_CLAUSE_SIGNAL) {
+        wf_sig_wait_stop(&a->sig);
+        return;
+    }
     weft_io_t h = owner(c);
     if (reason == WEFT_ETIMEDOUT)
         wf_io_stat_add(&h->st.timeouts, 1);
@@ -102,9 +125,11 @@ static int woken(wf_wait *w)
 }
 
 /* Naive mode: test every clause ourselves, then yield, until one fires. */
-static void test_all(weft_clause *c, wf_io_req *reqs, int n)
+static void test_all(weft_clause *c, arm_rec *a, int n)
 {
-    for (int i = 0; i < n && !woken(reqs[i].wait); i++) {
+    for (int i = 0; i < n && !woken(a[i].req.wait); i++) {
+        if (c[i].kind == WEFT_CLAUSE_SIGNAL)
+            continue; /* deliveries wake the wait themselves */
         if (c[i].kind == WEFT_CLAUSE_IO) {
             if (wf_trylock(&c[i].io->lock)) {
                 wf_io_poll_locked(c[i].io, WF_DET_POLL, NULL);
@@ -114,13 +139,13 @@ static void test_all(weft_clause *c, wf_io_req *reqs, int n)
         }
         int got = wf_io_fd_test(c[i].fd, c[i].events);
         if (got > 0)
-            reqs[i].result = (unsigned)got;
+            a[i].req.result = (unsigned)got;
         if (got != 0)
-            wf_wait_wake(reqs[i].wait, got > 0 ? i : got);
+            wf_wait_wake(a[i].req.wait, got > 0 ? i : got);
     }
 }
 
-static int wait_naive(weft_clause *c, wf_io_req *reqs, int n, wf_wait *w, int64_t deadline)
+static int wait_naive(weft_clause *c, arm_rec *reqs, int n, wf_wait *w, int64_t deadline)
 {
     for (;;) {
         test_all(c, reqs, n);
@@ -135,7 +160,7 @@ static int wait_naive(weft_clause *c, wf_io_req *reqs, int n, wf_wait *w, int64_
     }
 }
 
-static int block_until(weft_clause *c, wf_io_req *reqs, int n, wf_wait *w, int64_t deadline)
+static int block_until(weft_clause *c, arm_rec *reqs, int n, wf_wait *w, int64_t deadline)
 {
     if (wf_io_strategy() == WEFT_IO_NAIVE)
         return wait_naive(c, reqs, n, w, deadline);
@@ -148,22 +173,23 @@ static int block_until(weft_clause *c, wf_io_req *reqs, int n, wf_wait *w, int64
     wf_timeout to;
     wf_timeout_start(&to, w, deadline);
     for (int i = 0; i < n; i++)
-        wf_io_after_publish(owner(&c[i]));
+        if (owner(&c[i]))
+            wf_io_after_publish(owner(&c[i]));
     int reason = wf_wait_block(w, NULL, NULL);
     wf_timeout_stop(&to);
     return reason;
 }
 
 /* Arm the clauses in order until one fires or fails; wait; disarm. */
-static int wait_any(weft_clause *c, int n, int64_t deadline, wf_io_req *reqs)
+static int wait_any(weft_clause *c, int n, int64_t deadline, arm_rec *reqs)
 {
     wf_wait w;
     wf_wait_init(&w);
     int64_t now = wf_io_now();
     int armed = 0, reason;
     for (; armed < n; armed++) {
-        reqs[armed] = (wf_io_req){ .wait = &w, .reason = armed, .start_ns = now,
-                                   .events = c[armed].events };
+        reqs[armed].req = (wf_io_req){ .wait = &w, .reason = armed, .start_ns = now,
+                                       .events = c[armed].events };
         int err = arm(&c[armed], &reqs[armed]);
         if (err) {
             wf_wait_wake(&w, err); /* unless a clause already won */
@@ -177,7 +203,7 @@ static int wait_any(weft_clause *c, int n, int64_t deadline, wf_io_req *reqs)
     reason = block_until(c, reqs, armed, &w, deadline);
     for (int i = 0; i < armed; i++) {
         disarm(&c[i], &reqs[i], reason);
-        c[i].result = (i == reason && c[i].kind == WEFT_CLAUSE_FD) ? reqs[i].result : 0;
+        c[i].result = (i == reason && c[i].kind == WEFT_CLAUSE_FD) ? reqs[i].req.result : 0;
     }
     return reason;
 }
@@ -194,8 +220,8 @@ int weft_wait_any(weft_clause *clauses, int n, int64_t deadline)
     wf_io_init();
     if (!wf_io_fd_handle())
         return WEFT_ENOMEM;
-    wf_io_req stack_reqs[STACK_CLAUSES];
-    wf_io_req *reqs = n <= STACK_CLAUSES ? stack_reqs : calloc((size_t)n, sizeof *reqs);
+    arm_rec stack_reqs[STACK_CLAUSES];
+    arm_rec *reqs = n <= STACK_CLAUSES ? stack_reqs : calloc((size_t)n, sizeof *reqs);
     if (!reqs)
         return WEFT_ENOMEM;
     int reason = wait_any(clauses, n, deadline, reqs);

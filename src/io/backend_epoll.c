@@ -49,6 +49,7 @@ typedef struct fd_rec {
     int lock;
     int fd;
     int in_set;
+    int sigio;      /* SIGIO mode (sigio.c): never in the epoll set */
     wf_io_req *head, *tail;
 } fd_rec;
 
@@ -148,12 +149,20 @@ static void rec_unlink(fd_rec *rec, wf_io_req *r)
     count_change(-1);
 }
 
+static unsigned rec_want(const fd_rec *rec)
+{
+    unsigned want = 0;
+    for (const wf_io_req *r = rec->head; r; r = r->next)
+        want |= r->events;
+    return want;
+}
+
 /* Arm the record for the union of its waiters' events (rec->lock held). */
 static int rec_arm(fd_rec *rec)
 {
-    unsigned want = 0;
-    for (wf_io_req *r = rec->head; r; r = r->next)
-        want |= r->events;
+    if (rec->sigio)
+        return 0; /* sigio.c's dispatcher polls it */
+    unsigned want = rec_want(rec);
     struct epoll_event ev = { .events = wf_io_fd_to_epoll(want) | EPOLLONESHOT,
                               .data.ptr = rec };
     int op = rec->in_set ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
@@ -178,7 +187,10 @@ int wf_io_fd_add(int fd, wf_io_req *r)
     int err = rec_arm(rec);
     if (err)
         rec_unlink(rec, r);
+    int kick = !err && rec->sigio;
     wf_unlock(&rec->lock);
+    if (kick)
+        wf_io_sigio_kick(); /* it may have become ready before we linked */
     return err;
 }
 
@@ -210,6 +222,41 @@ static int dispatch(fd_rec *rec, unsigned rev, int how)
         rec_arm(rec); /* one-shot fired: re-arm for those still waiting */
     wf_unlock(&rec->lock);
     return woken;
+}
+
+int wf_io_fd_mark_sigio(int fd, int on)
+{
+    fd_rec *rec = rec_get(fd);
+    if (!rec)
+        return WEFT_ENOMEM;
+    int err = 0;
+    wf_lock(&rec->lock);
+    rec->sigio = on;
+    if (on && rec->in_set) {
+        epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); /* ENOENT if closed: fine */
+        rec->in_set = 0;
+    } else if (!on && rec->head) {
+        err = rec_arm(rec);
+    }
+    wf_unlock(&rec->lock);
+    return err;
+}
+
+int wf_io_fd_poll_one(int fd, int how)
+{
+    fd_rec *rec = rec_get(fd);
+    if (!rec)
+        return 0;
+    wf_lock(&rec->lock);
+    unsigned want = rec_want(rec);
+    wf_unlock(&rec->lock);
+    if (!want)
+        return 0;
+    struct pollfd p = { .fd = fd, .events = (short)wf_io_fd_to_epoll(want) };
+    if (poll(&p, 1, 0) <= 0 || !p.revents)
+        return 0;
+    wf_io_stat_add(&fd_handle->st.polls, 1);
+    return dispatch(rec, (unsigned)p.revents, how);
 }
 
 static int collect(int timeout_ms, int how)

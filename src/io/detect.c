@@ -27,11 +27,12 @@
  *              is idle and awake when a wait starts, the blocker is
  *              engaged at once (nobody would poll soon).
  *   naive    - none of this: each waiter polls and yields (wait.c, fd.c).
- *   signal-driven detection (O_ASYNC + F_SETSIG) is not implemented: every
- *   device Weft serves today (sockets, pipes, eventfds, user classes with
- *   a block callback) offers a blocking call, which costs one kernel
- *   thread per class instead of a signal per event; detected_signal
- *   stays 0.
+ *   signal-driven detection (O_ASYNC + F_SETSIG) is opt-in per fd
+ *   (weft_fd_set_sigio, sigio.c) for devices that offer only that: such an
+ *   fd leaves the epoll set and its waiters are woken by the SIGIO
+ *   dispatcher (counted as detected_signal). Every other fd stays on the
+ *   strategies above: a blocking call costs one kernel thread per class,
+ *   a signal costs a delivery per event.
  * Whether some worker is idle and awake is tracked from the hooks
  * themselves: a switch to the idle context or to a thread, idle_poll, and
  * idle_deadline (called just before the worker sleeps). The waiter

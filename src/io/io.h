@@ -175,6 +175,18 @@ unsigned wf_io_fd_to_epoll(unsigned weft_events);
 unsigned wf_io_fd_from_poll(unsigned revents, unsigned wanted);
 /* One poll(2) of fd, no wait: ready WEFT_IO_* events, 0, or -EBADF. */
 int wf_io_fd_test(int fd, unsigned events);
+/* SIGIO mode of fd's record (sigio.c): on takes it out of the epoll set,
+ * off re-arms it for its waiters. 0 or a WEFT_E* code. */
+int wf_io_fd_mark_sigio(int fd, int on);
+/* poll(2) fd for its waiters' events, no wait, and wake those ready
+ * (counted as `how`). Returns the number woken. */
+int wf_io_fd_poll_one(int fd, int how);
+
+/* --------------------------------------------------------------- sigio.c */
+
+/* Make the SIGIO dispatcher run a round (a request was linked on a SIGIO
+ * fd). Context: any, including a signal handler. */
+void wf_io_sigio_kick(void);
 
 /* ------------------------------------------------------------- stats.c */
 

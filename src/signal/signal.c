@@ -2,9 +2,11 @@
  * signal, raise one without a system call, and wake waiters according to
  * the signal's mode (wake-all as ARIADNE, wake-one as POSIX sigwait).
  *
- * Design. Each signal has a slot: a FIFO of blocked waiters (wf_wait nodes
- * on the waiters' stacks, so waiting never allocates), its mode, and under
- * wake-one a pending flag. A delivery reaches a slot in two ways, both
+ * Design. Each signal has a slot: a FIFO of blocked waiters (wf_sig_waiter
+ * nodes on the waiters' stacks, so waiting never allocates; each points to
+ * the wf_wait it wakes and names the wake reason, so that a clause of
+ * weft_wait_any, signal/signal.h, queues like weft_sig_wait), its mode,
+ * and under wake-one a pending flag. A delivery reaches a slot in two ways, both
  * ending in deliver(): weft_sig_raise() calls it directly (no kernel
  * crossing); a kernel delivery is recorded by the handler and dispatched
  * later, outside signal context (dispatch.c explains how, and why each
@@ -22,14 +24,16 @@
  * Waiting follows the scheduler's protocol (sched.h): the waiter queues
  * itself under the slot lock and blocks with a release callback that drops
  * the lock once its context is saved, so no delivery can slip between the
- * test of the pending flag and the sleep. A timed wait also arms a
- * wf_timeout (src/timer/). Only one waker wins a wf_wait, but the waiter's
- * fate is decided under the slot lock: a waker that unlinks a waiter has
- * given it the delivery (or the cancellation) and records that in the
- * waiter's `result`; a waiter whose timeout fired first finds, under the
- * lock, whether it is still queued (then it leaves: WEFT_ETIMEDOUT) or was
- * taken (then it returns what it was given). So a wake-one delivery is
- * never spent on a waiter that reports a time-out.
+ * test of the pending flag and the sleep.
+ * A timed wait also arms a wf_timeout (src/timer/), and an any-wait's
+ * node shares its wf_wait with other clauses, so a waker may find the
+ * node's wf_wait already won (wf_wait_wake returns 0). The waker has
+ * unlinked the node anyway (its owner is leaving), and does not count the
+ * delivery as given: under wake-one it tries the next waiter and, when
+ * none is left, keeps the delivery pending. So a wake-one delivery is never
+ * spent on a waiter that reports a time-out or another clause. The owner
+ * re-takes the slot lock to unlink its node if still queued (a time-out,
+ * wf_sig_wait_stop), so it never returns while a waker holds the node.
  *
  * Rejected alternatives: a condition variable per signal (its waiters are
  * not visible to a hook that runs inside a critical section, and a
@@ -41,17 +45,18 @@
  * Locks. cfg_lock (a Weft mutex: set and clear may block briefly) orders
  * set/clear and guards `nset` and each slot's saved action. slot.lock (a
  * spin lock, wf_lock) guards everything else in the slot; `installed`
- * changes under both. Invariants: a waiter is in the list iff it is
- * blocked in weft_sig_wait and not yet taken by a waker; `pending` is 0
+ * changes under both. Invariants: a node is in the list iff its owner
+ * waits (weft_sig_wait, or an armed clause) and no waker unlinked it yet;
+ * `pending` is 1 only while the list is empty; `pending` is 0
  * unless the mode is wake-one; nwaiters is the list's length.
  */
-#include <limits.h>
 #include <string.h>
 #include <weft/signal.h>
 #include <weft/sync.h>
 #include <weft/timer.h>
 
 #include "sched/sched.h"
+#include "signal/signal.h"
 #include "signal/signal_int.h"
 #include "timer/timer.h"
 
@@ -62,16 +67,9 @@ typedef struct sig_slot {
     int pending;          /* wake-one: a delivery kept for the next waiter */
     int nwaiters;
     int64_t count;        /* deliveries dispatched since set */
-    wf_wait *head, *tail; /* waiters, oldest first, through next/prev */
+    wf_sig_waiter *head, *tail; /* waiters, oldest first */
     struct sigaction old; /* the action before weft_sig_set; cfg_lock */
 } sig_slot;
-
-/* A blocked waiter; w first, so a queued wf_wait converts back. */
-typedef struct sig_waiter {
-    wf_wait w;
-    int queued; /* in the slot's list; slot lock */
-    int result; /* set by whoever unlinked it: 0 or WEFT_ECANCELED */
-} sig_waiter;
 
 static sig_slot slots[WF_SIG_MAX];
 static weft_mutex_t cfg_lock = WEFT_MUTEX_INITIALIZER;
@@ -92,72 +90,68 @@ int wf_sig_supported(int sig)
 
 /* ---------------------------------------------------------- waiter list */
 
-static void push(sig_slot *s, sig_waiter *sw)
+static void push(sig_slot *s, wf_sig_waiter *n)
 {
-    wf_wait *w = &sw->w;
-    sw->queued = 1;
-    w->next = NULL;
-    w->prev = s->tail;
+    n->queued = 1;
+    n->next = NULL;
+    n->prev = s->tail;
     if (s->tail)
-        s->tail->next = w;
+        s->tail->next = n;
     else
-        s->head = w;
-    s->tail = w;
+        s->head = n;
+    s->tail = n;
     s->nwaiters++;
 }
 
-/* Unlink `sw` (a timed-out waiter). */
-static void unlink_waiter(sig_slot *s, sig_waiter *sw)
+static void unlink_waiter(sig_slot *s, wf_sig_waiter *n)
 {
-    wf_wait *w = &sw->w;
-    if (w->prev)
-        w->prev->next = w->next;
+    if (n->prev)
+        n->prev->next = n->next;
     else
-        s->head = w->next;
-    if (w->next)
-        w->next->prev = w->prev;
+        s->head = n->next;
+    if (n->next)
+        n->next->prev = n->prev;
     else
-        s->tail = w->prev;
-    sw->queued = 0;
+        s->tail = n->prev;
+    n->queued = 0;
     s->nwaiters--;
 }
 
-/* Unlink up to `max` oldest waiters, giving each `result`; they come back
- * chained through ->next (NULL-terminated), *taken (if not NULL) says how
- * many. */
-static wf_wait *take(sig_slot *s, int max, int result, int *taken)
+/* Unlink the oldest waiter and wake it with its reason, or `reason` if it
+ * is an error (cancellation). Returns 1 if the wake won the waiter's
+ * wf_wait, 0 if it was won already (its deadline, or another clause of
+ * an any-wait) or no waiter was left (*empty then set). Slot lock held:
+ * see the head for why waking under it keeps nodes alive. */
+static int wake_oldest(sig_slot *s, int reason, int *empty)
 {
-    wf_wait *chain = s->head, *last = NULL;
-    int k = 0;
-    while (k < max && s->head) {
-        last = s->head;
-        ((sig_waiter *)last)->queued = 0;
-        ((sig_waiter *)last)->result = result;
-        s->head = last->next;
-        k++;
-    }
-    if (last)
-        last->next = NULL;
-    if (s->head)
-        s->head->prev = NULL;
-    else
-        s->tail = NULL;
-    s->nwaiters -= k;
-    if (taken)
-        *taken = k;
-    return k ? chain : NULL;
+    wf_sig_waiter *n = s->head;
+    *empty = n == NULL;
+    if (!n)
+        return 0;
+    unlink_waiter(s, n);
+    return wf_wait_wake_urgent(n->wait, reason < 0 ? reason : n->reason);
 }
 
-/* Wake a chain from take(); the slot lock is held (see the head). */
-static int wake_chain(wf_wait *w, int reason)
+/* Wake every waiter; the number of wakes that won. Slot lock held. */
+static int wake_all(sig_slot *s, int reason)
 {
-    int n = 0;
-    while (w) {
-        wf_wait *next = w->next; /* w may be reused once woken */
-        n += wf_wait_wake_urgent(w, reason);
-        w = next;
+    int woken = 0, empty = 0;
+    while (!empty)
+        woken += wake_oldest(s, reason, &empty);
+    return woken;
+}
+
+/* Give one wake-one delivery: to the oldest waiter whose wf_wait we win
+ * (those lost are unlinked: they are leaving), else keep it pending. */
+static int give_one(sig_slot *s)
+{
+    int empty = 0;
+    while (!empty) {
+        if (wake_oldest(s, 0, &empty))
+            return 1;
     }
-    return n;
+    s->pending = 1;
+    return 0;
 }
 
 /* ------------------------------------------------------------ delivery */
@@ -166,8 +160,7 @@ static int wake_chain(wf_wait *w, int reason)
  * if sig is not set (the deliveries are dropped). */
 static int deliver(sig_slot *s, uint32_t n)
 {
-    wf_wait *chain;
-    int taken;
+    int woken = 0;
 
     wf_lock(&s->lock);
     if (!s->installed) {
@@ -175,14 +168,11 @@ static int deliver(sig_slot *s, uint32_t n)
         return WEFT_EINVAL;
     }
     s->count += n;
-    if (s->mode == WEFT_SIG_WAKE_ALL) {
-        chain = take(s, INT_MAX, 0, NULL);
-    } else {
-        chain = take(s, n > INT_MAX ? INT_MAX : (int)n, 0, &taken);
-        if ((uint32_t)taken < n)
-            s->pending = 1;
-    }
-    int woken = wake_chain(chain, 0);
+    if (s->mode == WEFT_SIG_WAKE_ALL)
+        woken = wake_all(s, 0);
+    else
+        for (uint32_t i = 0; i < n && !s->pending; i++)
+            woken += give_one(s);
     wf_unlock(&s->lock);
     return woken;
 }
@@ -225,49 +215,82 @@ static int must_wait(sig_slot *s, int64_t deadline, int *rc)
     return 1;
 }
 
-/* The timeout won the wake: leave the list, unless a waker took us. */
-static int after_timeout(sig_slot *s, sig_waiter *sw)
+/* The wait ended with a time-out: leave the list if still queued. A
+ * delivery that found our wf_wait already won by the timeout went on to
+ * the next waiter (or stayed pending), so the time-out is the answer. */
+static int after_timeout(sig_slot *s, wf_sig_waiter *n)
 {
-    int rc;
     wf_lock(&s->lock);
-    if (sw->queued) {
-        unlink_waiter(s, sw);
-        rc = WEFT_ETIMEDOUT;
-    } else {
-        rc = sw->result;
-    }
+    if (n->queued)
+        unlink_waiter(s, n);
     wf_unlock(&s->lock);
-    return rc;
+    return WEFT_ETIMEDOUT;
 }
 
 int weft_sig_wait_until(int sig, int64_t deadline)
 {
-    sig_waiter sw;
+    wf_sig_waiter node = { .sig = sig, .reason = 0 };
+    wf_wait w;
     wf_timeout to;
     int rc;
 
     if (!wf_sig_supported(sig))
         return WEFT_EINVAL;
     sig_slot *s = &slots[sig];
-    wf_wait_init(&sw.w);
+    wf_wait_init(&w);
+    node.wait = &w;
     /* Armed outside the slot lock (no lock order with the timer's). If it
      * fires before we queue, the block below returns at once. */
-    wf_timeout_start(&to, &sw.w, deadline == 0 ? WEFT_FOREVER : deadline);
+    wf_timeout_start(&to, &w, deadline == 0 ? WEFT_FOREVER : deadline);
     wf_lock(&s->lock);
     if (!must_wait(s, deadline, &rc)) {
         wf_unlock(&s->lock);
         wf_timeout_stop(&to);
         return rc;
     }
-    push(s, &sw);
-    rc = wf_wait_block(&sw.w, release_lock, &s->lock);
+    push(s, &node);
+    rc = wf_wait_block(&w, release_lock, &s->lock);
     wf_timeout_stop(&to);
-    return rc == WEFT_ETIMEDOUT ? after_timeout(s, &sw) : rc;
+    return rc == WEFT_ETIMEDOUT ? after_timeout(s, &node) : rc;
 }
 
 int weft_sig_wait(int sig)
 {
     return weft_sig_wait_until(sig, WEFT_FOREVER);
+}
+
+/* --------------------------------------------- clauses (signal/signal.h) */
+
+int wf_sig_wait_start(int sig, wf_sig_waiter *node, wf_wait *w, int reason)
+{
+    *node = (wf_sig_waiter){ .wait = w, .reason = reason, .sig = 0 };
+    if (!wf_sig_supported(sig))
+        return WEFT_EINVAL;
+    sig_slot *s = &slots[sig];
+    int rc = 0;
+    wf_lock(&s->lock);
+    if (!s->installed) {
+        rc = WEFT_EINVAL;
+    } else if (s->pending) {
+        if (wf_wait_wake(w, reason))
+            s->pending = 0; /* else another clause won: keep it */
+    } else {
+        node->sig = sig;
+        push(s, node);
+    }
+    wf_unlock(&s->lock);
+    return rc;
+}
+
+void wf_sig_wait_stop(wf_sig_waiter *node)
+{
+    if (node->sig <= 0)
+        return; /* never queued */
+    sig_slot *s = &slots[node->sig];
+    wf_lock(&s->lock);
+    if (node->queued)
+        unlink_waiter(s, node);
+    wf_unlock(&s->lock);
 }
 
 /* ---------------------------------------------------- set, clear, mode */
@@ -329,7 +352,7 @@ static int uninstall(int sig)
     wf_lock(&s->lock);
     s->installed = 0;
     s->pending = 0;
-    wake_chain(take(s, INT_MAX, WEFT_ECANCELED, NULL), WEFT_ECANCELED);
+    wake_all(s, WEFT_ECANCELED);
     wf_unlock(&s->lock);
     wf_sig_forget(sig);
     if (--nset == 0)
