@@ -152,9 +152,11 @@ void wf_io_after_publish(weft_io_t h)
         wf_io_poller_kick();
     if (!blocker_serves(h, s))
         return;
-    /* A ULT's own switch away runs at_switch, which decides for it. */
-    if (s == WEFT_IO_BLOCKING ||
-        (!wf_self() && __atomic_load_n(&n_idle_awake, __ATOMIC_SEQ_CST) == 0))
+    /* Nobody idle and awake to poll it: hand it to the blocker now. Not
+     * left to the waiter's own switch away (at_switch): that may skip its
+     * walk (trylock, nothing changed), and a worker that only runs one
+     * compute thread never switches again - the wait would be lost. */
+    if (s == WEFT_IO_BLOCKING || __atomic_load_n(&n_idle_awake, __ATOMIC_SEQ_CST) == 0)
         wf_io_engage(h);
 }
 
