@@ -27,7 +27,10 @@
  * are capped by time, with fewer round trips (the table shows the counts).
  * Per case and repeat: median, p99 (nearest rank) and mean; each figure is
  * the median over the repeats (min and max in the CSV). The whole run has
- * a deadline: repeats past it are not started (noted).
+ * a deadline: repeats past it are not started (noted). A job that prints
+ * nothing for longer than a case can last (a lost message: the echo never
+ * comes) is killed, the table counts the stall against that case, a note
+ * names it, a new job runs the cases after it, and the exit status is 1.
  *
  * Goals (PASS/MISS lines; the exit status reports errors only): Weft's
  * p99 at every N >= 1 within 3x of its p99 at N = 1; at N = 10 Weft's p99
@@ -59,6 +62,7 @@
 #define THINK_US    200
 #define SETUP_S     3  /* per case: threads, warm-up, the last reply */
 #define LAUNCH_S    30 /* per job: start-up and finalize */
+#define STALL_SLACK_S 8 /* see stall_s() */
 
 static const int full_ns[] = {0, 1, 2, 5, 10, 50};
 static const int quick_ns[] = {0, 1, 10};
@@ -106,9 +110,15 @@ static int n_index(int n)
     return -1;
 }
 
+/* What one job has reported so far. */
+typedef struct job_state {
+    mr_lib lib;
+    int got; /* sample lines */
+} job_state;
+
 static void sample_line(void *arg, char *line)
 {
-    mr_lib l = *(mr_lib *)arg;
+    job_state *js = arg;
     char variant[BENCH_NAME_MAX];
     mr_run run;
     int n, i;
@@ -118,9 +128,18 @@ static void sample_line(void *arg, char *line)
         printf("%s\n", line); /* anything else the job says */
         return;
     }
-    mr_cell *c = &res.cells[l][i];
+    mr_cell *c = &res.cells[js->lib][i];
+    js->got++;
     if (run.count > 0 && c->nruns < BENCH_REPEATS_MAX)
         c->runs[c->nruns++] = run;
+}
+
+/* A case never lasts longer than this without rank 1 printing: its time
+ * limit, the slowest reply Open MPI gives at N = 50 (~0.5 s), thread
+ * start-up and MPI_Init on a loaded machine. */
+static int stall_s(void)
+{
+    return (int)res.soft_s + STALL_SLACK_S;
 }
 
 static int job_timeout_s(void)
@@ -134,12 +153,13 @@ typedef struct job_cmd {
     char ns[80], rts[16], soft[16], think[16], seed[16];
 } job_cmd;
 
-static void build_cmd(job_cmd *c, mr_lib l, int rep)
+/* The job for the cases res.ns[first..] of library l. */
+static void build_cmd(job_cmd *c, mr_lib l, int rep, int first)
 {
     int len = 0;
-    for (int i = 0; i < res.n_ns; i++)
+    for (int i = first; i < res.n_ns; i++)
         len += snprintf(c->ns + len, sizeof c->ns - (size_t)len,
-                        i ? ",%d" : "%d", res.ns[i]);
+                        i > first ? ",%d" : "%d", res.ns[i]);
     snprintf(c->rts, sizeof c->rts, "%d", res.max_rts);
     snprintf(c->soft, sizeof c->soft, "%d", (int)(res.soft_s * 1000));
     snprintf(c->think, sizeof c->think, "%d", (int)res.think_us);
@@ -153,22 +173,42 @@ static void build_cmd(job_cmd *c, mr_lib l, int rep)
         ol_argv_add(&c->argv, pairs[i]);
 }
 
-static void run_job(mr_lib l, int rep)
+/* Run the cases from `first` on; returns the index of the case the job
+ * stalled or failed in, or res.n_ns if it went through. */
+static int run_job_from(mr_lib l, int rep, int first)
 {
     char what[64];
     job_cmd c;
+    job_state js = {l, 0};
+    build_cmd(&c, l, rep, first);
+    snprintf(what, sizeof what, "%s, repeat %d", mr_lib_name(l), rep + 1);
+    if (ol_run_job(&c.argv, job_timeout_s(), stall_s(), sample_line, &js,
+                   what) == 0)
+        return res.n_ns;
+    res.failures[l]++;
+    res.state[l] = MR_ST_FAILED;
+    int at = first + js.got;
+    if (at < res.n_ns) {
+        res.cells[l][at].stalls++;
+        bench_table_note(&res.notes, "%s, repeat %d: the job stalled or "
+                         "failed at N=%d (see above); the later N ran in a "
+                         "new job", mr_lib_name(l), rep + 1, res.ns[at]);
+    }
+    return at;
+}
+
+/* One repeat of library l: every case, in as few jobs as possible (a new
+ * job after a case that stalled, skipping that case). */
+static void run_job(mr_lib l, int rep)
+{
     if (!available(l)) {
         res.state[l] = MR_ST_ABSENT;
         return;
     }
-    build_cmd(&c, l, rep);
-    snprintf(what, sizeof what, "%s, repeat %d", mr_lib_name(l), rep + 1);
-    if (ol_run_job(&c.argv, job_timeout_s(), sample_line, &l, what) != 0) {
-        res.failures[l]++;
-        res.state[l] = MR_ST_FAILED;
-    } else if (res.state[l] == MR_ST_NOT_RUN) {
+    for (int first = 0; first < res.n_ns;)
+        first = run_job_from(l, rep, first) + 1;
+    if (res.state[l] == MR_ST_NOT_RUN)
         res.state[l] = MR_ST_OK;
-    }
 }
 
 /* ------------------------------------------------------------- runs */
@@ -212,7 +252,7 @@ static void print_header(const bench_opts *o)
         printf("openmpi: Open MPI is not installed (or its build of "
                "mpi_reactivity_mpi is missing): Weft only, goals n/a\n");
     printf("per case: think time uniform 0-%d us, at most %d round trips "
-           "or %.1f s; %d repeats\n", THINK_US, res.max_rts, res.soft_s,
+           "or %.1f s; repeats: %d\n", THINK_US, res.max_rts, res.soft_s,
            res.repeats);
     fflush(stdout);
 }

@@ -36,6 +36,7 @@ typedef struct mr_run {
 
 typedef struct mr_cell {
     int nruns;
+    int stalls; /* repeats whose job stalled or failed in this case */
     mr_run runs[BENCH_REPEATS_MAX];
 } mr_cell;
 

@@ -112,7 +112,7 @@ static int run_mpi_variant(ol_variant v, const ol_plan *p, ol_kind k)
         ol_argv_add(&a, args[i]);
     if (p->quick)
         ol_argv_add(&a, "--quick");
-    return ol_run_job(&a, timeout_s, job_line, &res.tables[v],
+    return ol_run_job(&a, timeout_s, 0, job_line, &res.tables[v],
                       ol_variant_name(v)) == 0 ? OL_ST_OK : OL_ST_FAILED;
 }
 
@@ -162,7 +162,7 @@ static void print_header(const bench_opts *o)
     else
         printf("reference: %s, TCP path (--mca btl tcp,self)\n",
                *res.ompi_version ? res.ompi_version : "Open MPI");
-    printf("%d repeats per figure; median [min-max] over the repeats\n",
+    printf("repeats per figure: %d; median [min-max] over the repeats\n",
            o->repeats);
 }
 

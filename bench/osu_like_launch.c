@@ -2,11 +2,13 @@
  * bench/mpi_reactivity): see osu_like_launch.h.
  *
  * A job runs in its own process group, with its stdout on a pipe read line
- * by line (its stderr is the driver's). Three time limits stack up: the
- * launcher's own --timeout (both mpiruns have one), then this driver kills
- * the job's process group (SIGTERM, SIGKILL 3 s later) 10 s after that,
- * and the job gets SIGTERM if the driver dies (PR_SET_PDEATHSIG), so that
- * mpirun can still stop its ranks.
+ * by line (its stderr is the driver's). Time limits stack up: the
+ * launcher's own --timeout (both mpiruns have one); this driver kills the
+ * job's process group (SIGTERM, SIGKILL 3 s later) 10 s after that, or
+ * earlier if the caller gave a stall limit and the job printed nothing for
+ * that long (a lost message hangs a benchmark; the caller knows how often
+ * a healthy job prints); and the job gets SIGTERM if the driver dies
+ * (PR_SET_PDEATHSIG), so that mpirun can still stop its ranks.
  *
  * Open MPI is run as its packagers' defaults allow on this kind of
  * machine: OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM) when run as root, and
@@ -60,7 +62,7 @@ const char *ol_openmpi_version(char *buf, size_t size)
     const char *mpirun = ol_mpirun_path(OL_LIB_OPENMPI);
     ol_argv a = {{mpirun, "--version", NULL}, 2, "", ""};
     if (mpirun)
-        ol_run_job(&a, 10, version_line, found, "mpirun.openmpi --version");
+        ol_run_job(&a, 10, 0, version_line, found, "mpirun.openmpi --version");
     snprintf(buf, size, "%s", found);
     return buf;
 }
@@ -141,19 +143,25 @@ static void flush_lines(line_buf *lb, ol_line_fn fn, void *arg, int at_eof)
     }
 }
 
-/* Read the job's stdout until EOF or the deadline; 0 at EOF, -1 late. */
-static int read_output(int fd, int64_t deadline, ol_line_fn fn, void *arg)
+/* Read the job's stdout until EOF (returns 0), the deadline (-1) or a
+ * silence of stall_ns (> 0; returns -2). */
+static int read_output(int fd, int64_t deadline, int64_t stall_ns,
+                       ol_line_fn fn, void *arg)
 {
     static line_buf lb;
+    int64_t last = now_ns();
     lb.len = 0;
     for (;;) {
-        int64_t left = deadline - now_ns();
+        int64_t now = now_ns(), left = deadline - now;
+        if (stall_ns > 0 && now - last > stall_ns)
+            return -2;
+        if (stall_ns > 0 && last + stall_ns - now < left)
+            left = last + stall_ns - now;
         if (left <= 0)
             return -1;
         struct pollfd p = {fd, POLLIN, 0};
-        int rc = poll(&p, 1, (int)(left / 1000000) + 1);
-        if (rc <= 0)
-            continue; /* EINTR or the deadline: checked above */
+        if (poll(&p, 1, (int)(left / 1000000) + 1) <= 0)
+            continue; /* EINTR or a limit: checked above */
         ssize_t n = read(fd, lb.text + lb.len, sizeof lb.text - 1 - lb.len);
         if (n < 0 && errno == EINTR)
             continue;
@@ -162,6 +170,7 @@ static int read_output(int fd, int64_t deadline, ol_line_fn fn, void *arg)
             return 0;
         }
         lb.len += (size_t)n;
+        last = now_ns();
         flush_lines(&lb, fn, arg, 0);
     }
 }
@@ -189,11 +198,15 @@ static void kill_job(pid_t pid, int *status)
     }
 }
 
-static int report(const char *what, int status, int killed)
+/* late: 0 ended by itself, -1 past its time limit, -2 stalled. */
+static int report(const char *what, int status, int late, int stall_s)
 {
-    if (!killed && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    if (!late && WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
-    if (killed)
+    if (late == -2)
+        fprintf(stderr, "bench: %s: no output for %d s (stalled): killed\n",
+                what, stall_s);
+    else if (late)
         fprintf(stderr, "bench: %s: still running past its time limit: "
                 "killed\n", what);
     else if (WIFSIGNALED(status))
@@ -206,10 +219,9 @@ static int report(const char *what, int status, int killed)
     return -1;
 }
 
-int ol_run_job(const ol_argv *a, int timeout_s, ol_line_fn fn, void *arg,
-               const char *what)
+static pid_t start_job(const ol_argv *a, int *out_fd)
 {
-    int fds[2], status = 0;
+    int fds[2];
     if (!a->v[0] || pipe(fds) != 0)
         return -1;
     fflush(stdout);
@@ -225,13 +237,25 @@ int ol_run_job(const ol_argv *a, int timeout_s, ol_line_fn fn, void *arg,
         return -1;
     }
     setpgid(pid, pid); /* also done by the child: no race either way */
+    *out_fd = fds[0];
+    return pid;
+}
+
+int ol_run_job(const ol_argv *a, int timeout_s, int stall_s, ol_line_fn fn,
+               void *arg, const char *what)
+{
+    int fd, status = 0;
+    pid_t pid = start_job(a, &fd);
+    if (pid < 0)
+        return -1;
     int64_t deadline = now_ns() + (int64_t)(timeout_s + KILL_AFTER_S) * 1000000000;
-    int late = read_output(fds[0], deadline, fn, arg) != 0;
-    close(fds[0]);
-    late = late || !wait_until(pid, deadline, &status);
+    int late = read_output(fd, deadline, (int64_t)stall_s * 1000000000, fn, arg);
+    close(fd);
+    if (late == 0 && !wait_until(pid, deadline, &status))
+        late = -1;
     if (late)
         kill_job(pid, &status);
-    return report(what, status, late);
+    return report(what, status, late, stall_s);
 }
 
 /* ---------------------------------------------------- child lines */

@@ -47,10 +47,12 @@ typedef void (*ol_line_fn)(void *arg, char *line);
  * single-copy settings added, see osu_like_launch.c), pass its stdout
  * lines to fn, and kill its process group if it is still running
  * timeout_s + 10 seconds later (the launchers' own --timeout should have
- * ended it by then). Returns 0 if it exited with status 0, else -1 (a
- * message naming `what` printed on stderr). */
-int ol_run_job(const ol_argv *a, int timeout_s, ol_line_fn fn, void *arg,
-               const char *what);
+ * ended it by then) or, if stall_s > 0, once it has printed nothing for
+ * stall_s seconds (a job that stopped making progress). Returns 0 if it
+ * exited with status 0, else -1 (a message naming `what` printed on
+ * stderr). */
+int ol_run_job(const ol_argv *a, int timeout_s, int stall_s, ol_line_fn fn,
+               void *arg, const char *what);
 
 /* Parse a `row ...` line of bench_util's child format into t; `note ...`
  * lines become notes. Returns 1 if the line was one of those, else 0. */

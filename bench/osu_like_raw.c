@@ -3,11 +3,14 @@
  * loopback connection (TCP_NODELAY) between the driver and a forked peer.
  *
  * Both sides spin on non-blocking sockets (send/recv with MSG_DONTWAIT in
- * a loop, no poll, no sleep): no kernel wake-up is ever paid, so this is
- * the fastest any library can move bytes through the kernel's TCP stack on
- * this machine (a blocking ping-pong across vCPUs costs ~42 us per
- * direction here, DESIGN.md). The two processes each take a CPU while they
- * measure, as two busy-polling MPI ranks do.
+ * a loop): while the peer answers within the spin budget (50 us) no kernel
+ * wake-up is paid, so this is about the fastest anything moves bytes
+ * through the kernel's TCP stack on this machine (a blocking ping-pong
+ * across vCPUs costs ~42 us per direction here, DESIGN.md). After 50 us
+ * without progress a side sleeps in poll() instead: on a loaded shared
+ * machine a pure spinner would wait for its peer's next kernel time slice
+ * (milliseconds), which is no floor at all. The two processes each take a
+ * CPU while they measure, as two busy-polling MPI ranks do.
  *
  * A step moves what the MPI steps move, without message headers: a
  * ping-pong of `bytes` (TCP has no empty message: 0 B is sent as 1 byte);
@@ -21,6 +24,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +37,8 @@
 #include "osu_like.h"
 
 #define REAP_NS 5000000000LL
+#define SPIN_NS 50000 /* spin this long without progress, then poll() */
+#define POLL_MS 100
 
 typedef struct raw_ctx {
     int fd;
@@ -47,7 +53,8 @@ typedef struct stream {
 
 /* ---------------------------------------------------------- spinning */
 
-/* Move what the socket takes now; 0 (perhaps nothing moved) or -1. */
+/* Move what the socket takes now: 1 if bytes moved, 0 if none, -1 on
+ * error. */
 static int step(int fd, stream *s, int sending)
 {
     size_t off = s->done % s->unit, len = s->unit - off;
@@ -57,7 +64,7 @@ static int step(int fd, stream *s, int sending)
                         : recv(fd, s->buf + off, len, MSG_DONTWAIT);
     if (n > 0) {
         s->done += (size_t)n;
-        return 0;
+        return 1;
     }
     if (n == 0 && !sending)
         return -1; /* the other side closed */
@@ -65,14 +72,33 @@ static int step(int fd, stream *s, int sending)
                ? -1 : 0;
 }
 
-/* Spin until `out` is sent and `in` received (either may be empty). */
+/* Sleep in poll() until the socket can move what is left. */
+static void wait_ready(int fd, const stream *out, const stream *in)
+{
+    struct pollfd p = {fd, 0, 0};
+    if (out->done < out->total)
+        p.events |= POLLOUT;
+    if (in->done < in->total)
+        p.events |= POLLIN;
+    poll(&p, 1, POLL_MS);
+}
+
+/* Until `out` is sent and `in` received (either may be empty): spin, and
+ * sleep in poll() after SPIN_NS without progress. */
 static int xfer(int fd, stream *out, stream *in)
 {
+    int64_t idle_since = 0;
     while (out->done < out->total || in->done < in->total) {
-        if (out->done < out->total && step(fd, out, 1) != 0)
+        int a = out->done < out->total ? step(fd, out, 1) : 0;
+        int b = in->done < in->total ? step(fd, in, 0) : 0;
+        if (a < 0 || b < 0)
             return -1;
-        if (in->done < in->total && step(fd, in, 0) != 0)
-            return -1;
+        if (a || b)
+            idle_since = 0;
+        else if (!idle_since)
+            idle_since = bench_now_ns();
+        else if (bench_now_ns() - idle_since > SPIN_NS)
+            wait_ready(fd, out, in);
     }
     return 0;
 }
