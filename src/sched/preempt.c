@@ -124,21 +124,15 @@ static int preempting_level(wf_worker *w, wf_thread *cur, int kicked)
 /* Switch away from inside the handler. While this thread is switched out
  * its handler frame stays on its own stack, so the worker must not count
  * it as a handler in progress (in_handler): other threads' ticks would
- * all look nested. A preemption deferred meanwhile is taken before the
- * handler returns. */
+ * all look nested. A preemption deferred meanwhile is taken on the way
+ * out, as at any other exit from the runtime (wf_rt_leave_w). */
 static void switch_from_handler(wf_worker *w, int min_prio)
 {
     w->in_rt++;
     w->in_handler--;
     wf_yield_in_rt(w, min_prio, 1);
-    w = wf_worker_self(); /* we may resume on another worker */
-    while (w->in_rt == 1 && w->preempt_pending) {
-        w->preempt_pending = 0;
-        wf_yield_in_rt(w, w->current->prio, 1);
-        w = wf_worker_self();
-    }
-    w->in_rt--;
-    w->in_handler++;
+    wf_rt_leave_w(wf_worker_self()); /* we may resume on another worker */
+    wf_worker_self()->in_handler++;
 }
 
 /* A preemption that must wait for a safe point. Without periodic ticks
