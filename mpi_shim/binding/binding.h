@@ -65,6 +65,11 @@ void wmpi_need_init(const char *fn);
 int wmpi_check_p2p(const void *buf, int count, MPI_Datatype dt, int peer,
                    int tag, MPI_Comm comm, int recv);
 
+/* wmpi_check_p2p for calls that hand back a request: MPI_ERR_REQUEST too
+ * when `req` is NULL. */
+int wmpi_check_p2p_req(const void *buf, int count, MPI_Datatype dt, int peer,
+                       int tag, MPI_Comm comm, int recv, const MPI_Request *req);
+
 /* ------------------------------------------------------------ status */
 
 /* Copy an engine status out. `with_error` says whether MPI_ERROR is set:

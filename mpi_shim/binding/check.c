@@ -49,3 +49,10 @@ int wmpi_check_p2p(const void *buf, int count, MPI_Datatype dt, int peer,
         return MPI_ERR_RANK;
     return MPI_SUCCESS;
 }
+
+int wmpi_check_p2p_req(const void *buf, int count, MPI_Datatype dt, int peer,
+                       int tag, MPI_Comm comm, int recv, const MPI_Request *req)
+{
+    int cls = wmpi_check_p2p(buf, count, dt, peer, tag, comm, recv);
+    return cls ? cls : req ? MPI_SUCCESS : MPI_ERR_REQUEST;
+}

@@ -22,11 +22,9 @@ static int isend(const void *buf, int count, MPI_Datatype dt, int dest,
     int cls;
 
     WMPI_NEED_INIT(fn);
-    cls = wmpi_check_p2p(buf, count, dt, dest, tag, comm, 0);
+    cls = wmpi_check_p2p_req(buf, count, dt, dest, tag, comm, 0, req);
     if (cls)
         return wmpi_fail(comm, cls, fn);
-    if (!req)
-        return wmpi_fail(comm, MPI_ERR_REQUEST, fn);
     return wmpi_return(comm, wmpi_isend(buf, count, dt, dest, tag, comm, mode, req), fn);
 }
 
@@ -68,11 +66,9 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
     int cls;
 
     WMPI_NEED_INIT("MPI_Irecv");
-    cls = wmpi_check_p2p(buf, count, datatype, source, tag, comm, 1);
+    cls = wmpi_check_p2p_req(buf, count, datatype, source, tag, comm, 1, request);
     if (cls)
         return wmpi_fail(comm, cls, "MPI_Irecv");
-    if (!request)
-        return wmpi_fail(comm, MPI_ERR_REQUEST, "MPI_Irecv");
     return wmpi_return(comm, wmpi_irecv(buf, count, datatype, source, tag, comm,
                                         request), "MPI_Irecv");
 }

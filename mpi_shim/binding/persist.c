@@ -20,11 +20,9 @@ static int send_init(const void *buf, int count, MPI_Datatype dt, int dest,
     int cls;
 
     WMPI_NEED_INIT(fn);
-    cls = wmpi_check_p2p(buf, count, dt, dest, tag, comm, 0);
+    cls = wmpi_check_p2p_req(buf, count, dt, dest, tag, comm, 0, req);
     if (cls)
         return wmpi_fail(comm, cls, fn);
-    if (!req)
-        return wmpi_fail(comm, MPI_ERR_REQUEST, fn);
     return wmpi_return(comm, wmpi_send_init(buf, count, dt, dest, tag, comm, mode, req),
                        fn);
 }
@@ -67,11 +65,9 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source,
     int cls;
 
     WMPI_NEED_INIT("MPI_Recv_init");
-    cls = wmpi_check_p2p(buf, count, datatype, source, tag, comm, 1);
+    cls = wmpi_check_p2p_req(buf, count, datatype, source, tag, comm, 1, request);
     if (cls)
         return wmpi_fail(comm, cls, "MPI_Recv_init");
-    if (!request)
-        return wmpi_fail(comm, MPI_ERR_REQUEST, "MPI_Recv_init");
     return wmpi_return(comm, wmpi_recv_init(buf, count, datatype, source, tag,
                                             comm, request), "MPI_Recv_init");
 }
