@@ -7,7 +7,7 @@
  * send still pending just before entering; a barrier that let rank 0 out
  * early could let the send complete there.
  */
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 #define ROUNDS 100
 

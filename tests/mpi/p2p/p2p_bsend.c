@@ -4,7 +4,7 @@
  * the buffer back; a buffer too small for a message makes MPI_Bsend
  * return MPI_ERR_BUFFER under MPI_ERRORS_RETURN.
  */
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 #define SMALL 1000
 #define LARGE 200000 /* ints: above the eager limit */

@@ -4,7 +4,7 @@
  * completes with its data; a cancelled persistent receive can be started
  * again.
  */
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 static int cancelled(const MPI_Status *st)
 {

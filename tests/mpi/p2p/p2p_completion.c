@@ -6,7 +6,7 @@
  * says "go", then one tag at a time, each after rank 1 asks for it (so
  * every "nothing done yet" answer below is certain, not a race).
  */
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 #define N 8
 #define SLOTS (N + 3)

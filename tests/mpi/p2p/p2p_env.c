@@ -4,7 +4,7 @@
  * classes and strings, error handlers (MPI_ERRORS_RETURN and a user
  * handler), and the error class each bad argument gets.
  */
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 static int handler_calls, handler_code;
 

@@ -4,7 +4,7 @@
  * rank also exchanges 8 MiB with every other at once. Checksums verify
  * the data.
  */
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 #define BIG ((size_t)64 << 20)
 #define ALL ((size_t)8 << 20)

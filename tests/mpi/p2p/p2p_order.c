@@ -10,7 +10,7 @@
  * barrier, so that the wildcards above see only those) each sender
  * sends tags 0..9 and rank 0 receives them tag 9 first, down to 0.
  */
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 #define N 300
 #define SMALL 2 /* ints: {sequence, sender} */

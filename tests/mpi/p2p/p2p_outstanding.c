@@ -4,7 +4,7 @@
  * Each receive must get the message with its tag. A second round takes
  * the completions one by one with MPI_Waitany.
  */
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 #define NREQ 1000
 #define LARGE 20000 /* ints, for every 97th tag */

@@ -7,7 +7,7 @@
  */
 #include <unistd.h>
 
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 int main(int argc, char **argv)
 {

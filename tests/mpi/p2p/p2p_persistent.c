@@ -4,7 +4,7 @@
  * on inactive requests return at once with an empty status; the
  * synchronous, ready and buffered variants; MPI_Request_free at the end.
  */
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 #define ROUNDS 50
 

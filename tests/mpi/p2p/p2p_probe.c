@@ -6,7 +6,7 @@
  * few bytes, and above the eager limit), tag k. Rank 0 takes the first
  * half with MPI_Probe(ANY, ANY), the rest with an MPI_Iprobe loop.
  */
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 #define K 6
 

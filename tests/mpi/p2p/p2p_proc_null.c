@@ -2,7 +2,7 @@
  * receive's status says source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0,
  * and its buffer is left alone; probes of it succeed at once.
  */
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 static void check_null_status(const MPI_Status *st)
 {

@@ -4,7 +4,7 @@
  * status names oneself, and MPI_COMM_SELF, whose traffic never mixes with
  * MPI_COMM_WORLD's even with the same tag.
  */
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 #define LARGE (1 << 20)
 

@@ -3,7 +3,7 @@
  * with blocking sends of large messages), with small and large messages
  * and a wildcard source.
  */
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 #define LARGE (1 << 20)
 

@@ -2,7 +2,7 @@
  * arrive whole: rank 0 sends each size to rank 1, which checks count and
  * content and sends it back; rank 0 checks the echo's checksum.
  */
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 static const size_t sizes[] = {
     0, 1, 7, 1024, 65535, 65536, 65537, 200000, 1 << 20, (size_t)64 << 20,

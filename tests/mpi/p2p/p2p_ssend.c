@@ -7,7 +7,7 @@
  * The same holds for a synchronous send to oneself, which completes only
  * once the receive is posted. Blocking MPI_Ssend then completes normally.
  */
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 #define TESTS 2000
 

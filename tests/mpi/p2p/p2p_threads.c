@@ -11,7 +11,7 @@
  */
 #include <pthread.h>
 
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 #ifdef WEFT_MPI
 #include <weft.h>

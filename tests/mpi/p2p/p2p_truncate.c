@@ -3,7 +3,7 @@
  * blocking and nonblocking), MPI_Waitall reports it with MPI_ERR_IN_STATUS
  * and the status's MPI_ERROR, and the connection still works afterwards.
  */
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 #define BIG (100 * 1000) /* ints: rendezvous */
 

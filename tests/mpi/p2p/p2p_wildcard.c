@@ -8,7 +8,7 @@
  * with both wildcards, the tag-8 ones with (ANY_SOURCE, 8) and the tag-7
  * ones with (s, ANY_TAG).
  */
-#include "p2p_util.h"
+#include "mpi_test_util.h"
 
 static void send_all(int rank)
 {

@@ -1,13 +1,14 @@
-/* Helpers for the point-to-point test programs: plain MPI and C, so the
- * programs also build with another MPI's mpicc (Open MPI's), which is how
- * we check that they test MPI and not Weft's quirks.
+/* Helpers for the MPI test programs of every suite under tests/mpi/:
+ * plain MPI and C, so the programs also build with another MPI's mpicc
+ * (Open MPI's), which is how we check that they test MPI and not Weft's
+ * quirks.
  *
  * CHECK(cond, fmt, ...) aborts the job with a message naming the rank and
  * the failed condition; a program that returns from main after
  * MPI_Finalize has passed.
  */
-#ifndef P2P_UTIL_H
-#define P2P_UTIL_H
+#ifndef MPI_TEST_UTIL_H
+#define MPI_TEST_UTIL_H
 
 #include <mpi.h>
 #include <stdint.h>
@@ -83,4 +84,4 @@ static inline uint64_t p2p_checksum(const void *buf, size_t n)
     return h;
 }
 
-#endif /* P2P_UTIL_H */
+#endif /* MPI_TEST_UTIL_H */
