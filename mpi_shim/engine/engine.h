@@ -37,12 +37,29 @@
  * travels (the pair types with their padding: homogeneous ranks). */
 typedef struct wmpi_pack_ops wmpi_pack_ops;
 
+/* What the elements of a predefined type are: the reduction ops choose
+ * their kernel by class and size, so every predefined type of a class
+ * (C, Fortran or C++ names alike) works with no per-type code. */
+enum wmpi_type_class {
+    WMPI_TC_NONE = 0, /* no arithmetic: MPI_CHAR, MPI_PACKED, derived types */
+    WMPI_TC_INT,      /* signed integer */
+    WMPI_TC_UINT,     /* unsigned integer */
+    WMPI_TC_FLOAT,    /* real floating point */
+    WMPI_TC_COMPLEX,  /* complex floating point (size = both parts) */
+    WMPI_TC_BOOL,     /* logical: C _Bool (size 1) or Fortran LOGICAL */
+    WMPI_TC_BYTE,     /* MPI_BYTE: bitwise ops only */
+    WMPI_TC_PAIR,     /* value-index pair of MINLOC/MAXLOC */
+};
+
 typedef struct wmpi_datatype {
     size_t size;     /* bytes of data per element (MPI_Type_size) */
     size_t extent;   /* bytes one element spans in memory */
     int    basic;    /* basic elements per element (2 for pair types) */
     const char *name;
     const wmpi_pack_ops *pack; /* NULL: contiguous */
+    uint8_t tclass;  /* enum wmpi_type_class */
+    /* WMPI_TC_PAIR: the value's class and size, and the int's offset */
+    uint8_t pair_class, pair_value_size, pair_index_offset;
 } wmpi_datatype;
 
 /* Bytes `count` elements of `dt` occupy on the wire, or WEFT_EINVAL on
