@@ -1,8 +1,11 @@
 /* bench/osu_like: MPI point-to-point performance between two processes on
  * one machine, after the OSU micro-benchmarks -- one-way latency
  * (ping-pong, 0 B .. 4 MiB), bandwidth (windows of 64 MPI_Isend, then an
- * ack) and bi-directional bandwidth (64 sends and 64 receives in flight
- * both ways) -- for three variants side by side, in the same run:
+ * ack), bi-directional bandwidth (64 sends and 64 receives in flight
+ * both ways) and multi-threaded latency (OL_MT_PAIRS thread pairs
+ * ping-ponging at once under MPI_THREAD_MULTIPLE) -- for three variants
+ * side by side, in the same run (the raw floor has no multi-threaded
+ * case):
  *   weft         osu_like_mpi built against Weft's mpi.h / libweft_mpi, run
  *                by Weft's mpirun -n 2 (Weft's TCP transport over
  *                loopback, default settings: adaptive I/O strategy, one
@@ -38,6 +41,10 @@
  * latency_<bytes> / bw_<bytes> / bibw_<bytes>, metrics latency in us or
  * bandwidth in MB/s), a CSV (bench-out/osu_like.csv) and a PNG drawn by
  * plot_osu_like.gp.
+ *
+ * Then a second part, collective latency on 4 and 8 ranks, with its own
+ * tables, goals, CSV and PNG: osu_like_coll.c. `--case p2p` or `--case
+ * coll` runs one part only.
  */
 #include "osu_like.h"
 
@@ -45,6 +52,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "osu_like_coll.h"
 #include "osu_like_launch.h"
 
 #ifndef OSU_LIKE_WEFT_PROG
@@ -123,6 +131,8 @@ static void run_variant(ol_variant v, const ol_plan *all, ol_kind k)
     int64_t t0 = bench_now_ns();
     int st;
     p.kinds = 1u << k;
+    if (v == OL_RAW_TCP && k == OL_MT_LATENCY)
+        return; /* the raw floor has no threads */
     if (v == OL_RAW_TCP)
         st = ol_raw_measure(&p, add_kind_rows, &res.tables[v]) == 0
                  ? OL_ST_OK : OL_ST_FAILED;
@@ -188,14 +198,19 @@ int main(int argc, char **argv)
     int rc = bench_parse_opts(argc, argv, OL_BENCH, &o);
     if (rc != 0)
         return rc > 0 ? 0 : 2;
-    if (o.case_name) {
-        fprintf(stderr, "osu_like: --case is not used by this benchmark\n");
+    /* --case p2p or --case coll: that part only (default: both) */
+    int p2p = !o.case_name || strcmp(o.case_name, "p2p") == 0;
+    int coll = !o.case_name || strcmp(o.case_name, "coll") == 0;
+    if (!p2p && !coll) {
+        fprintf(stderr, "osu_like: --case takes p2p or coll\n");
         return 2;
     }
     ol_plan p = ol_make_plan(o.quick, o.repeats);
     res.quick = o.quick;
     res.repeats = o.repeats;
     print_header(&o);
-    run_all(&p);
-    return finish(&o);
+    if (p2p)
+        run_all(&p);
+    rc = p2p ? finish(&o) : 0;
+    return coll ? rc | olc_run(&o) : rc; /* osu_like_coll.c */
 }

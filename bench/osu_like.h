@@ -24,10 +24,15 @@ typedef enum ol_kind {
     OL_LATENCY = 0, /* ping-pong; one-way time = round trip / 2 */
     OL_BW,          /* 64 sends in flight, then a 4-byte ack back */
     OL_BIBW,        /* 64 sends and 64 receives in flight both ways */
+    OL_MT_LATENCY,  /* OL_MT_PAIRS thread pairs ping-ponging at once
+                       (MPI_THREAD_MULTIPLE); one-way time per message */
     OL_NKINDS
 } ol_kind;
 
-/* "latency", "bw", "bibw": the prefix of the case names. */
+#define OL_MT_PAIRS 4          /* threads per rank in OL_MT_LATENCY */
+#define OL_MT_SLOT  (1 << 20)  /* each pair's share of the buffers */
+
+/* "latency", "bw", "bibw", "mt_latency": the prefix of the case names. */
 const char *ol_kind_name(ol_kind k);
 
 /* The message sizes of a kind, in bytes; returns how many. */
@@ -96,7 +101,7 @@ int ol_raw_measure(const ol_plan *p, ol_kind_done_fn done, void *arg);
 typedef enum ol_variant {
     OL_WEFT = 0,  /* Weft's MPI over its TCP transport, Weft's mpirun */
     OL_OMPI_TCP,  /* Open MPI, mpirun.openmpi --mca btl tcp,self */
-    OL_RAW_TCP,   /* the floor: osu_like_raw.c */
+    OL_RAW_TCP,   /* the floor: osu_like_raw.c (not for OL_MT_LATENCY) */
     OL_NVARIANTS
 } ol_variant;
 

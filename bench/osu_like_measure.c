@@ -10,7 +10,12 @@
  *            receives completed; bandwidth = bytes x 64 x iters / elapsed,
  *            in MB/s (10^6 bytes);
  *   bibw     both sides start 64 receives and 64 sends and wait for all;
- *            bandwidth counts both directions: 2 x bytes x 64 x iters.
+ *            bandwidth counts both directions: 2 x bytes x 64 x iters;
+ *   mt_latency  OL_MT_PAIRS threads on each side, thread i of the leader
+ *            ping-pongs with thread i of the peer (its own tag), all at
+ *            once, `iters` times each; one-way latency = elapsed /
+ *            (2 iters): what each pair sees while the others run (the MPI
+ *            program only: the raw floor has no threads).
  * Only the leader's clock is read. Before each step the leader sends the
  * peer a small command (kind, bytes, iters), outside the timed region.
  *
@@ -36,12 +41,15 @@ static const int full_bw[] = {1, 4, 8, 16, 64, 256, 1024, 4096,
                               16384, 65536, 262144, 1048576, 4194304};
 static const int quick_latency[] = {0, 8, 1024, 65536, 1048576, 4194304};
 static const int quick_bw[] = {8, 1024, 65536, 1048576, 4194304};
+static const int full_mt[] = {0, 8, 1024, 16384};
+static const int quick_mt[] = {8, 1024};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof *(a)))
 
 const char *ol_kind_name(ol_kind k)
 {
-    static const char *const names[OL_NKINDS] = {"latency", "bw", "bibw"};
+    static const char *const names[OL_NKINDS] = {"latency", "bw", "bibw",
+                                                 "mt_latency"};
     return k < OL_NKINDS ? names[k] : "?";
 }
 
@@ -58,6 +66,10 @@ int ol_sizes(ol_kind k, int quick, const int **sizes)
     if (k == OL_LATENCY) {
         *sizes = quick ? quick_latency : full_latency;
         return quick ? COUNT(quick_latency) : COUNT(full_latency);
+    }
+    if (k == OL_MT_LATENCY) {
+        *sizes = quick ? quick_mt : full_mt;
+        return quick ? COUNT(quick_mt) : COUNT(full_mt);
     }
     *sizes = quick ? quick_bw : full_bw;
     return quick ? COUNT(quick_bw) : COUNT(full_bw);
@@ -114,7 +126,8 @@ static double figure(ol_kind k, int bytes, int64_t iters, double ns)
 {
     double moved = (double)bytes * OL_WINDOW * (double)iters;
     switch (k) {
-    case OL_LATENCY: return ns / (2.0 * (double)iters) / 1000;
+    case OL_LATENCY:
+    case OL_MT_LATENCY: return ns / (2.0 * (double)iters) / 1000;
     case OL_BW: return moved * 1000 / ns;
     default: return 2 * moved * 1000 / ns;
     }
@@ -157,7 +170,7 @@ static void add_rows(const kind_run *r, const ol_plan *p, const char *variant,
                      bench_table *t)
 {
     char cname[BENCH_NAME_MAX];
-    int lat = r->kind == OL_LATENCY;
+    int lat = r->kind == OL_LATENCY || r->kind == OL_MT_LATENCY;
     for (int i = 0; i < r->nsizes; i++) {
         double v[BENCH_REPEATS_MAX];
         memcpy(v, r->samples[i], sizeof *v * (size_t)r->done);

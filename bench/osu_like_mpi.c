@@ -6,7 +6,7 @@
  * build with its own mpirun and reads what rank 0 prints.
  *
  *   osu_like_mpi [--quick] [--repeats N] [--variant NAME]
- *                [--kind latency|bw|bibw]   (default: all three)
+ *                [--kind latency|bw|bibw|mt_latency]   (default: all)
  *
  * Rank 0 leads: before each step it sends rank 1 a command (tag CMD_TAG)
  * naming the kind, size and iteration count, then times the step. Data
@@ -14,7 +14,11 @@
  *   latency  MPI_Send + MPI_Recv, mirrored on rank 1;
  *   bw       64 MPI_Isend + MPI_Waitall on rank 0; 64 MPI_Irecv +
  *            MPI_Waitall then a 4-byte MPI_Send (the ack) on rank 1;
- *   bibw     64 MPI_Irecv + 64 MPI_Isend + one MPI_Waitall on both.
+ *   bibw     64 MPI_Irecv + 64 MPI_Isend + one MPI_Waitall on both;
+ *   mt_latency  OL_MT_PAIRS threads per rank (Weft user-level threads in
+ *            Weft's build, pthreads in Open MPI's; MPI_THREAD_MULTIPLE),
+ *            thread i doing the latency step with its twin on tag
+ *            DATA_TAG + 1 + i, in its own slice of the buffers.
  * As in the OSU benchmarks, the 64 messages of a window share one send
  * buffer and one receive buffer (page-aligned, touched before use): the
  * contents do not matter, only the transfers.
@@ -30,6 +34,14 @@
 #include <unistd.h>
 
 #include "osu_like.h"
+
+#ifdef WEFT_MPI
+#include <weft.h>
+typedef weft_thread_t thread_t;
+#else
+#include <pthread.h>
+typedef pthread_t thread_t;
+#endif
 
 #define CMD_TAG  1
 #define DATA_TAG 2
@@ -66,21 +78,85 @@ static int mpi_recv_cmd(void *ctx, ol_cmd *c)
 
 /* ------------------------------------------------------------- steps */
 
-static int ping_pong(mpi_ctx *m, int bytes, int64_t iters, int leader)
+/* One side of `iters` ping-pongs on `tag`, from sbuf into rbuf. */
+static int ping_pong_on(mpi_ctx *m, char *sbuf, char *rbuf, int bytes,
+                        int64_t iters, int leader, int tag)
 {
     int rc = MPI_SUCCESS;
     for (int64_t i = 0; i < iters && rc == MPI_SUCCESS; i++) {
         if (leader)
-            rc = MPI_Send(m->sbuf, bytes, MPI_BYTE, m->peer, DATA_TAG,
+            rc = MPI_Send(sbuf, bytes, MPI_BYTE, m->peer, tag,
                           MPI_COMM_WORLD);
         if (rc == MPI_SUCCESS)
-            rc = MPI_Recv(m->rbuf, bytes, MPI_BYTE, m->peer, DATA_TAG,
+            rc = MPI_Recv(rbuf, bytes, MPI_BYTE, m->peer, tag,
                           MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (!leader && rc == MPI_SUCCESS)
-            rc = MPI_Send(m->sbuf, bytes, MPI_BYTE, m->peer, DATA_TAG,
+            rc = MPI_Send(sbuf, bytes, MPI_BYTE, m->peer, tag,
                           MPI_COMM_WORLD);
     }
     return rc == MPI_SUCCESS ? 0 : -1;
+}
+
+static int ping_pong(mpi_ctx *m, int bytes, int64_t iters, int leader)
+{
+    return ping_pong_on(m, m->sbuf, m->rbuf, bytes, iters, leader, DATA_TAG);
+}
+
+/* ------------------------------------------------- thread pairs (mt) */
+
+typedef struct pair {
+    mpi_ctx *m;
+    const ol_cmd *c;
+    int index, leader, rc;
+} pair;
+
+static void *pair_main(void *arg)
+{
+    pair *p = arg;
+    size_t off = (size_t)p->index * OL_MT_SLOT;
+    p->rc = ping_pong_on(p->m, p->m->sbuf + off, p->m->rbuf + off,
+                         (int)p->c->bytes, p->c->iters, p->leader,
+                         DATA_TAG + 1 + p->index);
+    return NULL;
+}
+
+static int thread_start(thread_t *t, void *(*fn)(void *), void *arg)
+{
+#ifdef WEFT_MPI
+    return weft_thread_create(t, NULL, fn, arg);
+#else
+    return pthread_create(t, NULL, fn, arg);
+#endif
+}
+
+static void thread_join(thread_t t)
+{
+#ifdef WEFT_MPI
+    weft_thread_join(t, NULL);
+#else
+    pthread_join(t, NULL);
+#endif
+}
+
+/* OL_MT_PAIRS threads, each ping-ponging with its twin on the other rank
+ * on a tag of its own, all at once. */
+static int thread_pairs(mpi_ctx *m, const ol_cmd *c, int leader)
+{
+    thread_t t[OL_MT_PAIRS];
+    pair p[OL_MT_PAIRS];
+    int started = 0, rc = 0;
+    if (c->bytes > OL_MT_SLOT)
+        return -1;
+    for (; started < OL_MT_PAIRS; started++) {
+        p[started] = (pair){m, c, started, leader, 0};
+        if (thread_start(&t[started], pair_main, &p[started]) != 0)
+            break;
+    }
+    for (int i = 0; i < started; i++) {
+        thread_join(t[i]);
+        rc |= p[i].rc;
+    }
+    return started == OL_MT_PAIRS && rc == 0 ? 0 : -1;
 }
 
 /* Start one window: `nrecv` receives then `nsend` sends, all of `bytes`. */
@@ -128,6 +204,8 @@ static int mpi_run(void *ctx, const ol_cmd *c, int leader)
     mpi_ctx *m = ctx;
     if (c->kind == OL_LATENCY)
         return ping_pong(m, (int)c->bytes, c->iters, leader);
+    if (c->kind == OL_MT_LATENCY)
+        return thread_pairs(m, c, leader);
     return windows(m, c, leader);
 }
 
@@ -204,16 +282,18 @@ static int run_rank(int rank, const args *a)
 
 int main(int argc, char **argv)
 {
-    int rank, size;
+    int rank, size, provided;
     args a;
     alarm(LIFETIME_S);
-    MPI_Init(&argc, &argv);
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (parse_args(argc, argv, &a) != 0 || size != 2) {
+    if (parse_args(argc, argv, &a) != 0 || size != 2 ||
+        ((a.kinds & 1u << OL_MT_LATENCY) && provided < MPI_THREAD_MULTIPLE)) {
         if (rank == 0)
             fprintf(stderr, "usage: mpirun -n 2 osu_like_mpi [--quick] "
-                    "[--repeats N] [--variant NAME] [--kind K]\n");
+                    "[--repeats N] [--variant NAME] [--kind K] (mt_latency "
+                    "needs MPI_THREAD_MULTIPLE)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (run_rank(rank, &a) != 0) {

@@ -90,7 +90,9 @@ static void print_kind(const ol_results *r, ol_kind k)
         "latency: one-way, us (lower is better)",
         "bandwidth: window of 64 sends + ack, MB/s (higher is better)",
         "bi-directional bandwidth: 64 sends each way, MB/s both ways "
-        "together (higher is better)"};
+        "together (higher is better)",
+        "multi-threaded latency: 4 thread pairs (OL_MT_PAIRS) ping-ponging "
+        "at once, one-way, us (lower is better)"};
     const int *sizes;
     int n = ol_sizes(k, r->quick, &sizes);
     printf("\n%s\n%9s", titles[k], "size");
@@ -136,6 +138,10 @@ static void print_goals(const ol_results *r)
     goal(r, OL_BW, 4 << 20, 0, 0.9);
     goal(r, OL_BIBW, 1 << 20, 0, 0.9);
     goal(r, OL_BIBW, 4 << 20, 0, 0.9);
+    double mt = ratio(r, OL_WEFT, OL_OMPI_TCP, OL_MT_LATENCY, 8);
+    if (mt >= 0) /* the issue sets no goal for it */
+        printf("  %-40s %8.2f   (no goal; for comparison)\n",
+               "mt_latency 8 B: weft / openmpi_tcp", mt);
 }
 
 void ol_report_print(const ol_results *r)

@@ -13,6 +13,7 @@
  * Locking: none (reads read-only communicator fields).
  */
 #include "binding/binding.h"
+#include "engine/datatype.h"
 
 _Static_assert(MPI_ANY_SOURCE == WMPI_ANY_SOURCE, "MPI_ANY_SOURCE");
 _Static_assert(MPI_PROC_NULL == WMPI_PROC_NULL, "MPI_PROC_NULL");
@@ -29,7 +30,7 @@ static int bad_rank(int peer, const wmpi_comm *c, int recv)
 {
     if (peer == MPI_PROC_NULL || (recv && peer == MPI_ANY_SOURCE))
         return 0;
-    return peer < 0 || peer >= c->size;
+    return peer < 0 || peer >= wmpi_comm_peers(c); /* intercomm: remote size */
 }
 
 int wmpi_check_p2p(const void *buf, int count, MPI_Datatype dt, int peer,
@@ -39,9 +40,10 @@ int wmpi_check_p2p(const void *buf, int count, MPI_Datatype dt, int peer,
         return MPI_ERR_COMM;
     if (count < 0)
         return MPI_ERR_COUNT;
-    if (!dt)
+    if (!dt || !wmpi_datatype_committed(dt)) /* derived: committed? */
         return MPI_ERR_TYPE;
-    if (!buf && count > 0 && dt->extent > 0)
+    /* derived types may address absolute memory from MPI_BOTTOM */
+    if (!buf && count > 0 && dt->extent > 0 && wmpi_datatype_is_predefined(dt))
         return MPI_ERR_BUFFER;
     if (bad_tag(tag, recv))
         return MPI_ERR_TAG;

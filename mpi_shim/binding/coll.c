@@ -1,21 +1,326 @@
-/* Collectives: MPI_Barrier (the others come with the next issue).
+/* Rooted collectives and the barrier, blocking and nonblocking:
+ * MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Gather(v), MPI_Scatter(v) and
+ * their MPI_I* forms.
  *
- * Design: the engine's dissemination barrier over point-to-point messages
- * on the communicator's collective context (engine/barrier.c): correct for
- * any size, ceil(log2 n) rounds, blocking only the calling thread.
+ * Design: each collective has one `prep_` function that checks the
+ * arguments significant on this rank (MPI_IN_PLACE where MPI allows it:
+ * the root's send buffer of Reduce and Gather(v), the root's receive
+ * buffer of Scatter(v)) and fills the engine's argument block; the
+ * blocking and nonblocking bindings share it and differ only in the
+ * request (binding/coll_check.c runs or starts the collective). The
+ * engine picks the algorithm (engine/coll_*.c).
  *
- * Rejected: MPI_Barrier through the launcher (wmpi_boot_barrier): it
+ * Rejected: the barrier through the launcher (wmpi_boot_barrier): it
  * serialises on one process and does not scale past a handful of ranks.
- * Invariants: collective traffic stays on ctx + 1.
+ * Invariants: insignificant arguments never reach the engine.
  * Locking: none here (the engine locks).
  */
-#include "binding/binding.h"
+#include "binding/coll_check.h"
+
+/* ---------------------------------------------------------------- barrier */
 
 int PMPI_Barrier(MPI_Comm comm)
 {
+    wmpi_coll_args a = { 0 };
+
     WMPI_NEED_INIT("MPI_Barrier");
-    if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Barrier");
-    return wmpi_return(comm, wmpi_barrier(comm), "MPI_Barrier");
+    return wmpi_coll_go(comm, comm ? 0 : MPI_ERR_COMM, WMPI_COLL_BARRIER, &a, 0,
+                        NULL, "MPI_Barrier");
 }
 WMPI_ALIAS(Barrier)
+
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    wmpi_coll_args a = { 0 };
+
+    WMPI_NEED_INIT("MPI_Ibarrier");
+    return wmpi_coll_go(comm, comm ? 0 : MPI_ERR_COMM, WMPI_COLL_BARRIER, &a, 1,
+                        request, "MPI_Ibarrier");
+}
+WMPI_ALIAS(Ibarrier)
+
+/* ------------------------------------------------------------------ bcast */
+
+static int prep_bcast(wmpi_coll_args *a, void *buf, int count, MPI_Datatype dt,
+                      int root, MPI_Comm comm)
+{
+    int cls;
+
+    if (!comm)
+        return MPI_ERR_COMM;
+    cls = wmpi_check_coll_buf(buf, count, dt);
+    if (!cls && buf == MPI_IN_PLACE)
+        cls = MPI_ERR_ARG;
+    if (!cls)
+        cls = wmpi_check_root(root, comm);
+    *a = (wmpi_coll_args){ .rbuf = buf, .rcount = count, .rdt = dt, .root = root };
+    return cls;
+}
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    wmpi_coll_args a;
+    int cls;
+
+    WMPI_NEED_INIT("MPI_Bcast");
+    cls = prep_bcast(&a, buffer, count, datatype, root, comm);
+    return wmpi_coll_go(comm, cls, WMPI_COLL_BCAST, &a, 0, NULL, "MPI_Bcast");
+}
+WMPI_ALIAS(Bcast)
+
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                MPI_Comm comm, MPI_Request *request)
+{
+    wmpi_coll_args a;
+    int cls;
+
+    WMPI_NEED_INIT("MPI_Ibcast");
+    cls = prep_bcast(&a, buffer, count, datatype, root, comm);
+    return wmpi_coll_go(comm, cls, WMPI_COLL_BCAST, &a, 1, request, "MPI_Ibcast");
+}
+WMPI_ALIAS(Ibcast)
+
+/* ----------------------------------------------------------------- reduce */
+
+static int prep_reduce(wmpi_coll_args *a, const void *sbuf, void *rbuf, int count,
+                       MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
+{
+    int cls, at_root;
+
+    if (!comm)
+        return MPI_ERR_COMM;
+    cls = wmpi_check_root(root, comm);
+    at_root = comm->rank == root;
+    if (!cls && (rbuf == MPI_IN_PLACE || (sbuf == MPI_IN_PLACE && !at_root)))
+        cls = MPI_ERR_ARG;
+    if (!cls)
+        cls = wmpi_check_reduce(sbuf, at_root ? rbuf : (void *)sbuf, count, dt, op);
+    *a = (wmpi_coll_args){ .sbuf = sbuf, .rbuf = at_root ? rbuf : NULL,
+                           .count = count, .dt = dt, .op = op, .root = root };
+    return cls;
+}
+
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                MPI_Op op, int root, MPI_Comm comm)
+{
+    wmpi_coll_args a;
+    int cls;
+
+    WMPI_NEED_INIT("MPI_Reduce");
+    cls = prep_reduce(&a, sendbuf, recvbuf, count, datatype, op, root, comm);
+    return wmpi_coll_go(comm, cls, WMPI_COLL_REDUCE, &a, 0, NULL, "MPI_Reduce");
+}
+WMPI_ALIAS(Reduce)
+
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                 MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+    wmpi_coll_args a;
+    int cls;
+
+    WMPI_NEED_INIT("MPI_Ireduce");
+    cls = prep_reduce(&a, sendbuf, recvbuf, count, datatype, op, root, comm);
+    return wmpi_coll_go(comm, cls, WMPI_COLL_REDUCE, &a, 1, request, "MPI_Ireduce");
+}
+WMPI_ALIAS(Ireduce)
+
+/* ----------------------------------------------------------------- gather */
+
+/* The send side of a gather: this rank's block, unless the root passes
+ * MPI_IN_PLACE (its block is then already in place). */
+static int prep_gather_send(wmpi_coll_args *a, const void *sbuf, int scount,
+                            MPI_Datatype sdt, int at_root)
+{
+    a->sbuf = sbuf;
+    if (sbuf == MPI_IN_PLACE)
+        return at_root ? 0 : MPI_ERR_ARG;
+    a->scount = scount;
+    a->sdt = sdt;
+    return wmpi_check_coll_buf(sbuf, scount, sdt);
+}
+
+static int prep_gather(wmpi_coll_args *a, const void *sbuf, int scount,
+                       MPI_Datatype sdt, void *rbuf, int rcount, const int *rcounts,
+                       const int *displs, MPI_Datatype rdt, int root, MPI_Comm comm,
+                       int v)
+{
+    int cls, at_root;
+
+    *a = (wmpi_coll_args){ .root = root };
+    if (!comm)
+        return MPI_ERR_COMM;
+    cls = wmpi_check_root(root, comm);
+    if (cls)
+        return cls;
+    at_root = comm->rank == root;
+    cls = prep_gather_send(a, sbuf, scount, sdt, at_root);
+    if (cls || !at_root)
+        return cls;
+    a->rbuf = rbuf;
+    a->rcount = rcount;
+    a->rcounts = rcounts;
+    a->rdispls = displs;
+    a->rdt = rdt;
+    if (rbuf == MPI_IN_PLACE)
+        return MPI_ERR_ARG;
+    return v ? wmpi_check_coll_bufv(rbuf, rcounts, displs, comm->size, rdt)
+             : wmpi_check_coll_buf(rbuf, rcount, rdt);
+}
+
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                MPI_Comm comm)
+{
+    wmpi_coll_args a;
+    int cls;
+
+    WMPI_NEED_INIT("MPI_Gather");
+    cls = prep_gather(&a, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL,
+                      NULL, recvtype, root, comm, 0);
+    return wmpi_coll_go(comm, cls, WMPI_COLL_GATHER, &a, 0, NULL, "MPI_Gather");
+}
+WMPI_ALIAS(Gather)
+
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    wmpi_coll_args a;
+    int cls;
+
+    WMPI_NEED_INIT("MPI_Igather");
+    cls = prep_gather(&a, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL,
+                      NULL, recvtype, root, comm, 0);
+    return wmpi_coll_go(comm, cls, WMPI_COLL_GATHER, &a, 1, request, "MPI_Igather");
+}
+WMPI_ALIAS(Igather)
+
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, const int recvcounts[], const int displs[],
+                 MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    wmpi_coll_args a;
+    int cls;
+
+    WMPI_NEED_INIT("MPI_Gatherv");
+    cls = prep_gather(&a, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
+                      displs, recvtype, root, comm, 1);
+    return wmpi_coll_go(comm, cls, WMPI_COLL_GATHERV, &a, 0, NULL, "MPI_Gatherv");
+}
+WMPI_ALIAS(Gatherv)
+
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, const int recvcounts[], const int displs[],
+                  MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    wmpi_coll_args a;
+    int cls;
+
+    WMPI_NEED_INIT("MPI_Igatherv");
+    cls = prep_gather(&a, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
+                      displs, recvtype, root, comm, 1);
+    return wmpi_coll_go(comm, cls, WMPI_COLL_GATHERV, &a, 1, request, "MPI_Igatherv");
+}
+WMPI_ALIAS(Igatherv)
+
+/* ---------------------------------------------------------------- scatter */
+
+/* The receive side of a scatter: this rank's block, unless the root
+ * passes MPI_IN_PLACE (it keeps its block where it is in the send buffer). */
+static int prep_scatter_recv(wmpi_coll_args *a, void *rbuf, int rcount,
+                             MPI_Datatype rdt, int at_root)
+{
+    a->rbuf = rbuf;
+    if (rbuf == MPI_IN_PLACE)
+        return at_root ? 0 : MPI_ERR_ARG;
+    a->rcount = rcount;
+    a->rdt = rdt;
+    return wmpi_check_coll_buf(rbuf, rcount, rdt);
+}
+
+static int prep_scatter(wmpi_coll_args *a, const void *sbuf, int scount,
+                        const int *scounts, const int *displs, MPI_Datatype sdt,
+                        void *rbuf, int rcount, MPI_Datatype rdt, int root,
+                        MPI_Comm comm, int v)
+{
+    int cls, at_root;
+
+    *a = (wmpi_coll_args){ .root = root };
+    if (!comm)
+        return MPI_ERR_COMM;
+    cls = wmpi_check_root(root, comm);
+    if (cls)
+        return cls;
+    at_root = comm->rank == root;
+    cls = prep_scatter_recv(a, rbuf, rcount, rdt, at_root);
+    if (cls || !at_root)
+        return cls;
+    a->sbuf = sbuf;
+    a->scount = scount;
+    a->scounts = scounts;
+    a->sdispls = displs;
+    a->sdt = sdt;
+    if (sbuf == MPI_IN_PLACE)
+        return MPI_ERR_ARG;
+    return v ? wmpi_check_coll_bufv(sbuf, scounts, displs, comm->size, sdt)
+             : wmpi_check_coll_buf(sbuf, scount, sdt);
+}
+
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                 MPI_Comm comm)
+{
+    wmpi_coll_args a;
+    int cls;
+
+    WMPI_NEED_INIT("MPI_Scatter");
+    cls = prep_scatter(&a, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
+                       recvcount, recvtype, root, comm, 0);
+    return wmpi_coll_go(comm, cls, WMPI_COLL_SCATTER, &a, 0, NULL, "MPI_Scatter");
+}
+WMPI_ALIAS(Scatter)
+
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    wmpi_coll_args a;
+    int cls;
+
+    WMPI_NEED_INIT("MPI_Iscatter");
+    cls = prep_scatter(&a, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
+                       recvcount, recvtype, root, comm, 0);
+    return wmpi_coll_go(comm, cls, WMPI_COLL_SCATTER, &a, 1, request, "MPI_Iscatter");
+}
+WMPI_ALIAS(Iscatter)
+
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    wmpi_coll_args a;
+    int cls;
+
+    WMPI_NEED_INIT("MPI_Scatterv");
+    cls = prep_scatter(&a, sendbuf, 0, sendcounts, displs, sendtype, recvbuf,
+                       recvcount, recvtype, root, comm, 1);
+    return wmpi_coll_go(comm, cls, WMPI_COLL_SCATTERV, &a, 0, NULL, "MPI_Scatterv");
+}
+WMPI_ALIAS(Scatterv)
+
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    wmpi_coll_args a;
+    int cls;
+
+    WMPI_NEED_INIT("MPI_Iscatterv");
+    cls = prep_scatter(&a, sendbuf, 0, sendcounts, displs, sendtype, recvbuf,
+                       recvcount, recvtype, root, comm, 1);
+    return wmpi_coll_go(comm, cls, WMPI_COLL_SCATTERV, &a, 1, request,
+                        "MPI_Iscatterv");
+}
+WMPI_ALIAS(Iscatterv)

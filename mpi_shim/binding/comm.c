@@ -1,15 +1,33 @@
-/* Communicator queries: MPI_Comm_rank and MPI_Comm_size.
+/* Communicator bindings: queries (MPI_Comm_rank, _size, _compare,
+ * _test_inter, _remote_size, _group, _remote_group, names) and the
+ * constructors and destructor (MPI_Comm_dup, _dup_with_info, _split,
+ * _split_type, _create, _create_group, _free).
  *
- * Design: a communicator handle points at the engine's wmpi_comm, whose
- * rank and size are fixed at creation; the queries read them. Creation,
- * duplication and splitting arrive with the next issue.
+ * Design: a communicator handle points at the engine's wmpi_comm; queries
+ * read its read-only fields, constructors check their arguments and call
+ * engine/comm.h, and the new communicator inherits the parent's error
+ * handler (binding/comm.h). Classes follow Open MPI: a null or freed
+ * communicator is MPI_ERR_COMM, a null output pointer MPI_ERR_ARG, a bad
+ * group MPI_ERR_GROUP. Splitting or creating from an intercommunicator
+ * (MPI-2's intercommunicator forms) is not supported yet and says so.
  *
  * Rejected: caching rank/size in the binding (the engine's object is the
  * one truth; reading it costs one load).
- * Invariants: rank < size.
- * Locking: none (read-only fields).
+ * Invariants: every constructor either returns MPI_SUCCESS with *newcomm
+ * set (maybe MPI_COMM_NULL) or goes through the error handler.
+ * Locking: none here (the engine locks what it shares).
  */
-#include "binding/binding.h"
+#include <string.h>
+
+#include "binding/comm.h"
+
+_Static_assert(MPI_UNDEFINED == WMPI_UNDEFINED, "MPI_UNDEFINED");
+_Static_assert(MPI_IDENT == WMPI_IDENT && MPI_CONGRUENT == WMPI_CONGRUENT &&
+               MPI_SIMILAR == WMPI_SIMILAR && MPI_UNEQUAL == WMPI_UNEQUAL,
+               "comparison results");
+_Static_assert(MPI_MAX_OBJECT_NAME == WMPI_NAME_MAX, "MPI_MAX_OBJECT_NAME");
+
+/* --------------------------------------------------------------- queries */
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
@@ -34,3 +52,233 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Comm_size)
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    WMPI_NEED_INIT("MPI_Comm_compare");
+    if (!comm1 || !comm2)
+        return wmpi_fail(comm1, MPI_ERR_COMM, "MPI_Comm_compare");
+    if (!result)
+        return wmpi_fail(comm1, MPI_ERR_ARG, "MPI_Comm_compare");
+    *result = wmpi_comm_compare(comm1, comm2);
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Comm_compare)
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    WMPI_NEED_INIT("MPI_Comm_test_inter");
+    if (!comm)
+        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_test_inter");
+    if (!flag)
+        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_test_inter");
+    *flag = comm->remote != NULL;
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Comm_test_inter)
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    WMPI_NEED_INIT("MPI_Comm_remote_size");
+    if (!comm || !comm->remote)
+        return wmpi_fail(comm, MPI_ERR_COMM, "MPI_Comm_remote_size");
+    if (!size)
+        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_remote_size");
+    *size = comm->remote_size;
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Comm_remote_size)
+
+static int group_out(MPI_Comm comm, wmpi_group *g, MPI_Group *group,
+                     const char *fn)
+{
+    if (!group)
+        return wmpi_fail(comm, MPI_ERR_ARG, fn);
+    wmpi_group_retain(g);
+    *group = g;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+    WMPI_NEED_INIT("MPI_Comm_group");
+    if (!comm)
+        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_group");
+    return group_out(comm, comm->group, group, "MPI_Comm_group");
+}
+WMPI_ALIAS(Comm_group)
+
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    WMPI_NEED_INIT("MPI_Comm_remote_group");
+    if (!comm || !comm->remote)
+        return wmpi_fail(comm, MPI_ERR_COMM, "MPI_Comm_remote_group");
+    return group_out(comm, comm->remote, group, "MPI_Comm_remote_group");
+}
+WMPI_ALIAS(Comm_remote_group)
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    WMPI_NEED_INIT("MPI_Comm_set_name");
+    if (!comm)
+        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_set_name");
+    if (!comm_name)
+        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_set_name");
+    wmpi_comm_set_name(comm, comm_name);
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Comm_set_name)
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    WMPI_NEED_INIT("MPI_Comm_get_name");
+    if (!comm)
+        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_get_name");
+    if (!comm_name || !resultlen)
+        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_get_name");
+    wmpi_comm_get_name(comm, comm_name, resultlen);
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Comm_get_name)
+
+/* ---------------------------------------------------------- constructors */
+
+/* The engine's result of a constructor: the handle, or the error (nc is
+ * passed by address: it is read after the engine call that fills it). */
+static int made(MPI_Comm comm, int err, wmpi_comm *const *nc, MPI_Comm *newcomm,
+                const char *fn)
+{
+    if (err)
+        return wmpi_return(comm, err, fn);
+    wmpi_comm_out(comm, *nc, newcomm);
+    return MPI_SUCCESS;
+}
+
+/* The checks every constructor makes: 0 or the class. */
+static int check_new(MPI_Comm comm, const MPI_Comm *newcomm, int intra_only)
+{
+    if (!comm)
+        return MPI_ERR_COMM;
+    if (!newcomm)
+        return MPI_ERR_ARG;
+    if (intra_only && comm->remote)
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    wmpi_comm *nc = NULL;
+    int cls;
+
+    WMPI_NEED_INIT("MPI_Comm_dup");
+    if ((cls = check_new(comm, newcomm, 0)))
+        return wmpi_fail(comm, cls, "MPI_Comm_dup");
+    return made(comm, wmpi_comm_dup(comm, &nc), &nc, newcomm, "MPI_Comm_dup");
+}
+WMPI_ALIAS(Comm_dup)
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    wmpi_comm *nc = NULL;
+    int cls;
+
+    WMPI_NEED_INIT("MPI_Comm_dup_with_info");
+    if ((cls = check_new(comm, newcomm, 0)))
+        return wmpi_fail(comm, cls, "MPI_Comm_dup_with_info");
+    return made(comm, wmpi_comm_dup_with_info(comm, info, &nc), &nc, newcomm,
+                "MPI_Comm_dup_with_info");
+}
+WMPI_ALIAS(Comm_dup_with_info)
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    wmpi_comm *nc = NULL;
+    int cls;
+
+    WMPI_NEED_INIT("MPI_Comm_split");
+    if ((cls = check_new(comm, newcomm, 1)))
+        return wmpi_fail(comm, cls, "MPI_Comm_split");
+    if (color < 0 && color != MPI_UNDEFINED)
+        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_split");
+    return made(comm, wmpi_comm_split(comm, color, key, &nc), &nc, newcomm,
+                "MPI_Comm_split");
+}
+WMPI_ALIAS(Comm_split)
+
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                         MPI_Comm *newcomm)
+{
+    wmpi_comm *nc = NULL;
+    int cls;
+
+    (void)info; /* no hints for the split yet */
+    WMPI_NEED_INIT("MPI_Comm_split_type");
+    if ((cls = check_new(comm, newcomm, 1)))
+        return wmpi_fail(comm, cls, "MPI_Comm_split_type");
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_split_type");
+    return made(comm,
+                wmpi_comm_split_shared(comm, split_type == MPI_COMM_TYPE_SHARED,
+                                       key, &nc),
+                &nc, newcomm, "MPI_Comm_split_type");
+}
+WMPI_ALIAS(Comm_split_type)
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    wmpi_comm *nc = NULL;
+    int cls, err;
+
+    WMPI_NEED_INIT("MPI_Comm_create");
+    if ((cls = check_new(comm, newcomm, 1)))
+        return wmpi_fail(comm, cls, "MPI_Comm_create");
+    if (!group)
+        return wmpi_fail(comm, MPI_ERR_GROUP, "MPI_Comm_create");
+    err = wmpi_comm_create(comm, group, &nc);
+    if (err == WEFT_EINVAL) /* not a subgroup of comm's group */
+        return wmpi_fail(comm, MPI_ERR_GROUP, "MPI_Comm_create");
+    return made(comm, err, &nc, newcomm, "MPI_Comm_create");
+}
+WMPI_ALIAS(Comm_create)
+
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
+                           MPI_Comm *newcomm)
+{
+    wmpi_comm *nc = NULL;
+    int cls, err;
+
+    WMPI_NEED_INIT("MPI_Comm_create_group");
+    if ((cls = check_new(comm, newcomm, 1)))
+        return wmpi_fail(comm, cls, "MPI_Comm_create_group");
+    if (!group)
+        return wmpi_fail(comm, MPI_ERR_GROUP, "MPI_Comm_create_group");
+    if (tag < 0 || tag > WMPI_TAG_UB)
+        return wmpi_fail(comm, MPI_ERR_TAG, "MPI_Comm_create_group");
+    err = wmpi_comm_create_group(comm, group, tag, &nc);
+    if (err == WEFT_EINVAL) /* not a subgroup of comm's group */
+        return wmpi_fail(comm, MPI_ERR_GROUP, "MPI_Comm_create_group");
+    return made(comm, err, &nc, newcomm, "MPI_Comm_create_group");
+}
+WMPI_ALIAS(Comm_create_group)
+
+/* ----------------------------------------------------------------- free */
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    MPI_Comm c;
+    int err;
+
+    WMPI_NEED_INIT("MPI_Comm_free");
+    if (!comm || !*comm)
+        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_free");
+    c = *comm;
+    if (c->predefined)
+        return wmpi_fail(c, MPI_ERR_COMM, "MPI_Comm_free");
+    err = wmpi_comm_free(c);
+    if (err) /* a delete callback failed: the communicator stays */
+        return wmpi_return(c, err, "MPI_Comm_free");
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Comm_free)

@@ -9,8 +9,12 @@
  * "<function>: <class name>: <text>", exit status = the class;
  * MPI_ERRORS_RETURN returns the class; a user handler (MPI_Comm_create_
  * errhandler) is called with the communicator and the class, then the
- * class is returned. Error codes are error classes (no user-defined codes
- * yet), so MPI_Error_class is the identity on valid codes.
+ * class is returned. The predefined error codes are the classes; codes
+ * and classes the program adds (MPI_Add_error_*, binding/errclass.c)
+ * follow MPI_ERR_LASTCODE and pass through handlers, MPI_Error_class and
+ * MPI_Error_string like the others. An MPI code a user callback returned
+ * (generalized requests) reaches wmpi_return encoded as an engine error
+ * (wmpi_err_from_mpi) and comes out unchanged.
  *
  * User handlers are reference counted (MPI: a freed handler lives on
  * while a communicator uses it): one reference per handle the user holds
@@ -31,6 +35,8 @@
 #include <string.h>
 
 #include "binding/binding.h"
+#include "binding/comm.h"
+#include "binding/errclass.h"
 
 struct wmpi_errhandler wmpi_errh_fatal = { WMPI_ERRH_FATAL, NULL, 0 };
 struct wmpi_errhandler wmpi_errh_return = { WMPI_ERRH_RETURN, NULL, 0 };
@@ -148,6 +154,8 @@ static const char *const class_text[MPI_ERR_LASTCODE + 1] = {
 
 int wmpi_error_class(int err)
 {
+    if (wmpi_err_is_mpi(err)) /* a user callback's MPI code, as it was */
+        return WMPI_EMPI_BASE - err;
     switch (err) {
     case 0:              return MPI_SUCCESS;
     case -EMSGSIZE:      return MPI_ERR_TRUNCATE;
@@ -169,8 +177,12 @@ static MPI_Errhandler handler_of(MPI_Comm comm)
 
 static _Noreturn void die(int cls, const char *fn, const char *detail)
 {
-    char msg[512];
+    char msg[512], text[MPI_MAX_ERROR_STRING];
 
+    if (wmpi_errcode_string(cls, text, sizeof text)) { /* a user code */
+        snprintf(msg, sizeof msg, "%s: user error code %d: %s", fn, cls, text);
+        wmpi_abort(cls, msg);
+    }
     snprintf(msg, sizeof msg, "%s: %s: %s%s%s%s", fn, class_name[cls],
              class_text[cls], detail ? " (" : "", detail ? detail : "",
              detail ? ")" : "");
@@ -181,7 +193,7 @@ static int handle(MPI_Comm comm, int cls, const char *fn, const char *detail)
 {
     MPI_Errhandler h = handler_of(comm);
 
-    if (cls < 0 || cls > MPI_ERR_LASTCODE)
+    if (wmpi_errcode_class(cls) < 0) /* neither predefined nor user-added */
         cls = MPI_ERR_UNKNOWN;
     if (h->kind == WMPI_ERRH_FATAL)
         die(cls, fn, detail);
@@ -198,12 +210,19 @@ int wmpi_fail(MPI_Comm comm, int cls, const char *fn)
     return handle(comm, cls, fn, NULL);
 }
 
+/* wmpi_fail with a text for the fatal message (binding/unsupported.h). */
+int wmpi_fail_detail(MPI_Comm comm, int cls, const char *fn, const char *detail)
+{
+    return handle(comm, cls, fn, detail);
+}
+
 int wmpi_return(MPI_Comm comm, int err, const char *fn)
 {
     if (err == 0)
         return MPI_SUCCESS;
     return handle(comm, wmpi_error_class(err), fn,
-                  err == WEFT_ESTATE ? weft_strerror(err) : strerror(-err));
+                  wmpi_err_is_mpi(err) ? NULL
+                  : err == WEFT_ESTATE ? weft_strerror(err) : strerror(-err));
 }
 
 void wmpi_need_init(const char *fn)
@@ -236,53 +255,105 @@ static void set_handler(MPI_Comm comm, MPI_Errhandler h)
     release(__atomic_exchange_n((MPI_Errhandler *)&comm->errh, hold(h), __ATOMIC_ACQ_REL));
 }
 
+/* The engine destroyed a communicator: drop its handler's reference. */
+static void drop_comm_handler(wmpi_comm *c)
+{
+    release(__atomic_exchange_n((MPI_Errhandler *)&c->errh, NULL, __ATOMIC_ACQ_REL));
+}
+
+/* (binding/comm.h) A new communicator inherits its parent's handler. */
+void wmpi_comm_inherit_errh(MPI_Comm nc, MPI_Comm parent)
+{
+    wmpi_comm_set_destroy_hook(drop_comm_handler);
+    set_handler(nc, (MPI_Errhandler)parent->errh);
+}
+
 void wmpi_errhandlers_release(void)
 {
     set_handler(MPI_COMM_WORLD, NULL);
     set_handler(MPI_COMM_SELF, NULL);
 }
 
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+/* The MPI-1 names (MPI_Errhandler_set/get/create, deprecated but in
+ * MPI-3.1) share these bodies with the MPI-2 ones; `fn` names the call. */
+static int comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler,
+                               const char *fn)
 {
-    WMPI_NEED_INIT("MPI_Comm_set_errhandler");
+    WMPI_NEED_INIT(fn);
     if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_set_errhandler");
+        return wmpi_fail(NULL, MPI_ERR_COMM, fn);
     if (!errhandler)
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler");
+        return wmpi_fail(comm, MPI_ERR_ARG, fn);
     set_handler(comm, errhandler);
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return comm_set_errhandler(comm, errhandler, "MPI_Comm_set_errhandler");
+}
 WMPI_ALIAS(Comm_set_errhandler)
 
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    WMPI_NEED_INIT("MPI_Comm_get_errhandler");
+    return comm_set_errhandler(comm, errhandler, "MPI_Errhandler_set");
+}
+WMPI_ALIAS(Errhandler_set)
+
+static int comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler,
+                               const char *fn)
+{
+    WMPI_NEED_INIT(fn);
     if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_get_errhandler");
+        return wmpi_fail(NULL, MPI_ERR_COMM, fn);
     if (!errhandler)
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_get_errhandler");
+        return wmpi_fail(comm, MPI_ERR_ARG, fn);
     *errhandler = hold(comm->errh ? comm->errh : MPI_ERRORS_ARE_FATAL);
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return comm_get_errhandler(comm, errhandler, "MPI_Comm_get_errhandler");
+}
 WMPI_ALIAS(Comm_get_errhandler)
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
-                                MPI_Errhandler *errhandler)
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return comm_get_errhandler(comm, errhandler, "MPI_Errhandler_get");
+}
+WMPI_ALIAS(Errhandler_get)
+
+static int create_errhandler(MPI_Comm_errhandler_function *function,
+                             MPI_Errhandler *errhandler, const char *fn)
 {
     MPI_Errhandler h;
 
     if (!function || !errhandler)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Comm_create_errhandler");
+        return wmpi_fail(NULL, MPI_ERR_ARG, fn);
     h = malloc(sizeof *h);
     if (!h)
-        return wmpi_fail(NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler");
+        return wmpi_fail(NULL, MPI_ERR_NO_MEM, fn);
     h->kind = WMPI_ERRH_USER;
     h->fn = function;
     h->refs = 1;
     *errhandler = h;
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
+                                MPI_Errhandler *errhandler)
+{
+    return create_errhandler(function, errhandler, "MPI_Comm_create_errhandler");
+}
 WMPI_ALIAS(Comm_create_errhandler)
+
+/* MPI_Handler_function is MPI_Comm_errhandler_function's MPI-1 name. */
+int PMPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler)
+{
+    return create_errhandler(function, errhandler, "MPI_Errhandler_create");
+}
+WMPI_ALIAS(Errhandler_create)
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
@@ -312,7 +383,9 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 
     if (!string || !resultlen)
         return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Error_string");
-    if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
+    if (wmpi_errcode_string(errorcode, string, MPI_MAX_ERROR_STRING))
+        n = (int)strlen(string); /* a user code: its MPI_Add_error_string */
+    else if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
         n = snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", errorcode);
     else
         n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s",
@@ -324,9 +397,11 @@ WMPI_ALIAS(Error_string)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
-    if (!errorclass || errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
+    int cls = wmpi_errcode_class(errorcode); /* user codes too */
+
+    if (!errorclass || cls < 0)
         return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Error_class");
-    *errorclass = errorcode;
+    *errorclass = cls;
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Error_class)

@@ -17,10 +17,12 @@
  * Invariants: a blocking call returns with its requests released.
  * Locking: none here (the engine locks).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "binding/binding.h"
+#include "engine/datatype.h"
 
 static int send(const void *buf, int count, MPI_Datatype dt, int dest,
                 int tag, MPI_Comm comm, int mode, const char *fn)
@@ -155,12 +157,16 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     if (cls)
         return wmpi_fail(comm, cls, "MPI_Sendrecv_replace");
     bytes = wmpi_datatype_bytes(datatype, count);
+    if (bytes > INT_MAX)
+        return wmpi_fail(comm, MPI_ERR_COUNT, "MPI_Sendrecv_replace");
     r.buf = malloc(bytes > 0 ? (size_t)bytes : 1);
     if (!r.buf)
         return wmpi_fail(comm, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace");
+    r.dt = MPI_BYTE; /* the scratch holds the packed message (datatype.h) */
+    r.count = (int)bytes;
     err = exchange(&s, &r, comm, &st);
     if ((!err || err == -EMSGSIZE) && st.wmpi_bytes > 0)
-        memcpy(buf, r.buf, (size_t)st.wmpi_bytes);
+        wmpi_datatype_unpack_part(datatype, count, r.buf, st.wmpi_bytes, buf);
     free(r.buf);
     if (status != MPI_STATUS_IGNORE) {
         keep = status->MPI_ERROR; /* single completion: not ours to set */

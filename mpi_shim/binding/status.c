@@ -1,13 +1,16 @@
 /* Statuses: conversion from the engine's, finishing a completed request
- * into one, and the queries on them (MPI_Get_count, MPI_Get_elements,
- * MPI_Test_cancelled).
+ * into one, the queries on them (MPI_Get_count, MPI_Get_elements,
+ * MPI_Test_cancelled) and the setters generalized requests use
+ * (MPI_Status_set_elements(_x), MPI_Status_set_cancelled).
  *
  * Design: MPI_Status carries, besides the public MPI_SOURCE, MPI_TAG and
  * MPI_ERROR, the received byte count and the cancelled flag (private
  * fields, mpi.h). Counts are derived from bytes when asked, with the
- * datatype the caller names: bytes / extent for whole elements, or
- * MPI_UNDEFINED when the bytes are not a whole number of them (MPI-3.1
- * 3.2.5); MPI_Get_elements counts basic elements (two per pair type).
+ * datatype the caller names: bytes / size for whole elements (messages
+ * carry packed data), or MPI_UNDEFINED when the bytes are not a whole
+ * number of them (MPI-3.1 3.2.5); MPI_Get_elements counts basic elements,
+ * those of a partial last element too, MPI_UNDEFINED if the bytes end
+ * inside a basic element.
  *
  * MPI_ERROR is written only by the multiple-completion calls (Waitall,
  * Testall, Waitsome, Testsome), as MPI prescribes; the others leave it.
@@ -21,6 +24,8 @@
 #include <limits.h>
 
 #include "binding/binding.h"
+#include "engine/datatype.h"
+#include "binding/grequest.h"
 
 void wmpi_status_out(MPI_Status *out, const wmpi_status *st, int with_error)
 {
@@ -38,6 +43,8 @@ int wmpi_complete(MPI_Request *req, MPI_Status *status, int with_error)
 {
     wmpi_status st;
 
+    if ((*req)->kind == WMPI_REQ_GREQ) /* the user's callbacks give the status */
+        return wmpi_grequest_finish(req, status, with_error);
     if (wmpi_request_finish(*req, &st))
         *req = MPI_REQUEST_NULL;
     wmpi_status_out(status, &st, with_error);
@@ -58,21 +65,15 @@ MPI_Comm wmpi_request_comm(MPI_Request r)
 
 /* ------------------------------------------------------------- queries */
 
+/* Elements (basic: basic elements, counting those of a partial last
+ * element) of dt in the status's packed byte count (datatype.h). */
 static int count_of(const MPI_Status *status, MPI_Datatype dt, int basic,
                     MPI_Count *count)
 {
-    MPI_Count bytes = status->wmpi_bytes;
-    MPI_Count unit = (MPI_Count)dt->extent;
+    int64_t n = basic ? wmpi_datatype_elements(dt, status->wmpi_bytes)
+                      : wmpi_datatype_count(dt, status->wmpi_bytes);
 
-    if (unit == 0) {
-        *count = 0;
-        return MPI_SUCCESS;
-    }
-    if (bytes % unit) {
-        *count = MPI_UNDEFINED;
-        return MPI_SUCCESS;
-    }
-    *count = bytes / unit * (basic ? dt->basic : 1);
+    *count = n < 0 ? MPI_UNDEFINED : (MPI_Count)n;
     return MPI_SUCCESS;
 }
 
@@ -124,3 +125,48 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Test_cancelled)
+
+/* ------------------------------------------------------------- setters */
+
+/* MPI_Status_set_elements(_x): a status whose MPI_Get_elements with `dt`
+ * gives `count` (generalized requests' query_fn uses them): the bytes of
+ * that many basic elements in type-map order (datatype.h). */
+static int set_elements(MPI_Status *status, MPI_Datatype dt, MPI_Count count,
+                        const char *fn)
+{
+    WMPI_NEED_INIT(fn);
+    if (!status)
+        return wmpi_fail(NULL, MPI_ERR_ARG, fn);
+    if (!dt)
+        return wmpi_fail(NULL, MPI_ERR_TYPE, fn);
+    if (count < 0 || (dt->size > 0 && count > INT64_MAX / (MPI_Count)dt->size))
+        return wmpi_fail(NULL, MPI_ERR_COUNT, fn);
+    count = wmpi_datatype_elements_bytes(dt, count); /* exact, derived too */
+    if (count < 0)
+        return wmpi_fail(NULL, MPI_ERR_ARG, fn);
+    status->wmpi_bytes = count;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+{
+    return set_elements(status, datatype, count, "MPI_Status_set_elements");
+}
+WMPI_ALIAS(Status_set_elements)
+
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
+                               MPI_Count count)
+{
+    return set_elements(status, datatype, count, "MPI_Status_set_elements_x");
+}
+WMPI_ALIAS(Status_set_elements_x)
+
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    WMPI_NEED_INIT("MPI_Status_set_cancelled");
+    if (!status)
+        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled");
+    status->wmpi_cancelled = flag != 0;
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Status_set_cancelled)

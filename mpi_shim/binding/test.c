@@ -13,6 +13,7 @@
  * Locking: none here (the engine locks).
  */
 #include "binding/binding.h"
+#include "binding/grequest.h"
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
@@ -114,6 +115,10 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         *flag = 0;
         return MPI_SUCCESS;
     }
+    if (request->kind == WMPI_REQ_GREQ) /* its query_fn gives the status */
+        return wmpi_return(wmpi_request_comm(request),
+                           wmpi_grequest_query(request, status),
+                           "MPI_Request_get_status");
     wmpi_request_peek(request, &st);
     wmpi_status_out(status, &st, 0);
     return MPI_SUCCESS;

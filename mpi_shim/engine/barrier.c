@@ -1,54 +1,42 @@
-/* MPI_Barrier: a dissemination barrier over point-to-point messages on the
- * communicator's collective context.
+/* MPI_Barrier (and MPI_Ibarrier's schedule): a dissemination barrier over
+ * point-to-point messages on the communicator's collective context.
  *
  * Design (Hensgen, Finkel and Manber's dissemination algorithm): in round
  * k = 0, 1, ... while 2^k < size, rank r sends an empty message to
  * (r + 2^k) mod size and receives one from (r - 2^k) mod size. After
  * ceil(log2 size) rounds every rank has heard, directly or through others,
  * from every rank, so none leaves before all arrived. Works for any size,
- * not only powers of two. The round number is the tag, so a fast rank's
- * message for a later round, or for the next barrier, never satisfies the
- * wrong receive (same sender, same tag only within one round and
- * barrier, and non-overtaking keeps consecutive barriers apart).
- * Messages use ctx + 1, which user point-to-point traffic never uses.
+ * not only powers of two, with no idle rank in any round. Each message
+ * carries the barrier's sequence number and round in its tag
+ * (coll_impl.h), so a fast rank's message for a later round, or for the
+ * next barrier (or a nonblocking one outstanding beside this), never
+ * satisfies the wrong receive.
  *
  * Rejected: a gather to rank 0 and a broadcast back (2(n-1) messages
- * through one rank against n log n spread over all; same round count at
- * our sizes, but a hot spot). The collectives issue brings tuned
- * algorithms; this one only has to be correct.
+ * through one rank against n log n spread over all; twice the rounds of
+ * dissemination and a hot spot); recursive doubling (needs an extra
+ * round for sizes that are not powers of two).
  *
  * Invariants: every rank runs the same rounds in the same order.
  * Locking: none of its own; each round waits through wmpi_block.
  */
-#include "engine/internal.h"
+#include "engine/coll_impl.h"
 
-static int round_trip(wmpi_comm *c, int to, int from, int tag)
+int wmpi_coll_barrier_run(const wmpi_coll_call *k, const wmpi_coll_args *a)
 {
-    wmpi_request *rq[2] = { NULL, NULL };
-    wmpi_status st[2];
-    int err;
+    int size = k->size, rank = k->rank, err = 0;
 
-    err = wmpi_irecv_ctx(NULL, 0, &wmpi_dt_byte, from, tag, c, c->ctx + 1, &rq[0]);
-    if (!err)
-        err = wmpi_isend_ctx(NULL, 0, &wmpi_dt_byte, to, tag, c, c->ctx + 1,
-                             WMPI_MODE_STANDARD, &rq[1]);
-    if (!err)
-        err = wmpi_wait_requests(rq, 2, 2);
-    for (int i = 0; i < 2; i++)
-        if (rq[i] && wmpi_request_done(rq[i]))
-            wmpi_request_finish(rq[i], &st[i]);
-        else if (rq[i])
-            wmpi_request_free(rq[i]);
-    if (!err && rq[0] && rq[1])
-        err = st[0].error ? st[0].error : st[1].error;
+    (void)a;
+    for (int dist = 1, round = 0; dist < size && !err; dist <<= 1, round++)
+        err = wmpi_coll_sendrecv(k, round, NULL, 0, &wmpi_dt_byte,
+                                 (rank + dist) % size, NULL, 0, &wmpi_dt_byte,
+                                 (rank - dist + size) % size);
     return err;
 }
 
 int wmpi_barrier(wmpi_comm *c)
 {
-    int size = c->size, rank = c->rank, err = 0;
+    wmpi_coll_args a = { 0 };
 
-    for (int k = 1, round = 0; k < size && !err; k <<= 1, round++)
-        err = round_trip(c, (rank + k) % size, (rank - k + size) % size, round);
-    return err;
+    return wmpi_coll(WMPI_COLL_BARRIER, &a, c);
 }

@@ -24,6 +24,20 @@
 
 #include "transport/transport.h"
 
+/* An MPI error code that a user callback returned (generalized
+ * requests), carried in the engine's negative-code convention below
+ * every -errno and WEFT_ESTATE; the bindings' wmpi_error_class() decodes
+ * it. MPI_SUCCESS (0) stays 0. */
+#define WMPI_EMPI_BASE (-0x100000)
+static inline int wmpi_err_from_mpi(int code)
+{
+    return code > 0 ? WMPI_EMPI_BASE - code : 0;
+}
+static inline int wmpi_err_is_mpi(int err)
+{
+    return err <= WMPI_EMPI_BASE;
+}
+
 /* Special ranks and tags; the bindings check they equal MPI's. */
 #define WMPI_ANY_SOURCE (-1)
 #define WMPI_PROC_NULL  (-2)
@@ -32,10 +46,13 @@
 
 /* ---------------------------------------------------------------- datatypes */
 
-/* Derived datatypes (next issue) fill `pack`; NULL means the data is
- * count * extent contiguous bytes, which is how every predefined type
- * travels (the pair types with their padding: homogeneous ranks). */
+/* `pack` is unused (always NULL). A message carries its elements packed:
+ * count * size bytes, in type-map order, without the gaps the type has in
+ * memory (the pair types with a hole, like MPI_DOUBLE_INT, travel without
+ * it, as in Open MPI). engine/datatype.h has the layout queries, pack and
+ * unpack, and derived types. */
 typedef struct wmpi_pack_ops wmpi_pack_ops;
+struct wmpi_dtd;
 
 /* What the elements of a predefined type are: the reduction ops choose
  * their kernel by class and size, so every predefined type of a class
@@ -60,25 +77,41 @@ typedef struct wmpi_datatype {
     uint8_t tclass;  /* enum wmpi_type_class */
     /* WMPI_TC_PAIR: the value's class and size, and the int's offset */
     uint8_t pair_class, pair_value_size, pair_index_offset;
+    uint8_t align;   /* alignment of the C type; 0: taken from extent */
+    /* NULL for predefined types (so their initialisers leave it out);
+     * derived types: their description, private to engine/datatype*.c.
+     * For derived types size, extent and name are set by the engine and
+     * basic is min(basic elements per element, INT_MAX). */
+    struct wmpi_dtd *derived;
 } wmpi_datatype;
 
-/* Bytes `count` elements of `dt` occupy on the wire, or WEFT_EINVAL on
- * overflow (negative count, huge count). */
+/* Bytes `count` elements of `dt` occupy on the wire: count * size (the
+ * packed size), or WEFT_EINVAL on overflow (negative count, huge count). */
 int64_t wmpi_datatype_bytes(const wmpi_datatype *dt, int64_t count);
 
 /* ---------------------------------------------------------------- ops */
 
+/* A user op's function; the same type as MPI_User_function. */
+typedef void wmpi_user_fn(void *invec, void *inoutvec, int *len,
+                          struct wmpi_datatype **dt);
+
+/* Predefined ops are static objects (id > 0, refs unused); user ops
+ * (MPI_Op_create) are malloc'd with id 0. engine/op.h has the interface. */
 typedef struct wmpi_op {
     const char *name;
-    int id;
+    int id;           /* read-only: enum wmpi_op_id (op.h); 0 = user op */
+    int commute;      /* read-only: 1 if commutative */
+    wmpi_user_fn *fn; /* read-only: user ops */
+    int refs;         /* private, atomic: user ops: handle + operations */
 } wmpi_op;
 
 /* ----------------------------------------------------------- communicators */
 
 /* A communicator owns two context ids: `ctx` for point-to-point traffic
  * and ctx + 1 for collectives, so the two never match each other. World
- * is 0/1, self 2/3; communicator creation (next issue) allocates more in
- * pairs. */
+ * is 0/1, self 2/3; the others get pairs agreed by their members
+ * (engine/comm_ctx.c). engine/comm.h has groups, creation, attributes,
+ * topologies and intercommunicators. */
 typedef struct wmpi_comm {
     uint32_t ctx;      /* read-only */
     int rank;          /* read-only: the caller's rank */
@@ -86,7 +119,29 @@ typedef struct wmpi_comm {
     const int *world;  /* read-only: comm rank -> world rank; NULL = same */
     void *errh;        /* the binding's error handler */
     char name[64];
+    uint32_t coll_seq; /* atomic: collectives started so far (coll.h) */
+    struct wmpi_info *info; /* hints of MPI_Comm_set_info (a copy, owned:
+                               wmpi_info_release it on free), or NULL */
+    /* creation, groups, attributes, topology: engine/comm.h */
+    int refs;              /* private, atomic: the handle + each request */
+    int predefined;        /* read-only: world, self: never destroyed */
+    int remote_size;       /* read-only: intercomm: remote group's size;
+                              0 = intracomm. `world` then maps remote ranks */
+    int npairs;            /* private: context id pairs owned from ctx */
+    struct wmpi_group *group;  /* read-only: the (local) group */
+    struct wmpi_group *remote; /* read-only: intercomm: the remote group */
+    struct wmpi_comm *local;   /* private: intercomm: intracomm of the
+                                  local group (ctx + 2) */
+    struct wmpi_attr *attrs;   /* private: cached attributes (attr.c) */
+    struct wmpi_topo *topo;    /* read-only: Cartesian topology, or NULL */
 } wmpi_comm;
+
+/* How many ranks point-to-point calls on c may name: its size, or for an
+ * intercommunicator the remote group's size. */
+static inline int wmpi_comm_peers(const wmpi_comm *c)
+{
+    return c->remote_size ? c->remote_size : c->size;
+}
 
 static inline int wmpi_comm_world_rank(const wmpi_comm *c, int r)
 {
@@ -103,7 +158,10 @@ typedef struct wmpi_status {
     int64_t bytes;  /* bytes received (sent, for sends) */
 } wmpi_status;
 
-enum wmpi_req_kind { WMPI_REQ_SEND = 1, WMPI_REQ_RECV = 2 };
+/* WMPI_REQ_COLL: a nonblocking collective (engine/coll_run.c). */
+/* WMPI_REQ_GREQ: a generalized request (engine/grequest.h). */
+enum wmpi_req_kind { WMPI_REQ_SEND = 1, WMPI_REQ_RECV = 2, WMPI_REQ_COLL = 3,
+                     WMPI_REQ_GREQ = 4 };
 enum wmpi_send_mode {
     WMPI_MODE_STANDARD = 0,
     WMPI_MODE_SYNC = 1,     /* completes after the receive matched */
@@ -121,6 +179,8 @@ struct wmpi_request {
     uint8_t freed;             /* private: user freed it while active */
     uint8_t state;             /* private: protocol state */
     uint8_t queue;             /* private: which list holds it */
+    uint8_t comm_held;         /* private: holds a reference on comm
+                                  (start.c), dropped when freed */
     /* the operation */
     void *buf;
     int count;
@@ -137,6 +197,10 @@ struct wmpi_request {
     int64_t msgsize;           /* receive: size of the matched message */
     wmpi_frame frame;          /* EAGER / RTS / DATA (send), CTS (recv) */
     void *bsend;               /* block in the attached buffer */
+    /* private: the packed form of a non-contiguous datatype's buffer:
+     * sends pack into it at start, receives stage the payload in it and
+     * unpack; freed at completion (datatype.h). NULL: buf as it is. */
+    void *packed;
 };
 
 /* Start a send or receive; *out is the new request (already complete for

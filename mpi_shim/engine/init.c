@@ -1,7 +1,8 @@
 /* The engine's life: MPI_Init, MPI_Finalize, MPI_Abort.
  *
  * Init, in order: start Weft's runtime if the program did not (main then
- * becomes a user-level thread, so MPI calls block only it); bootstrap
+ * becomes a user-level thread, so MPI calls block only it), after binding
+ * the process to its local rank's share of the CPUs (bind.c); bootstrap
  * (rank, size, job secret: boot.h); create the transport, which trades
  * addresses through the launcher and connects every pair of ranks; set up
  * world and self; register the engine with the I/O server. MPI_THREAD_
@@ -69,6 +70,7 @@ static int start_runtime(void)
 
     if (weft_is_initialized())
         return 0;
+    wmpi_bind_local_rank();
     err = weft_init();
     started_weft = err == 0;
     return err;

@@ -142,6 +142,10 @@ void wmpi_progress_locked(size_t budget);
 int wmpi_io_start(void);
 void wmpi_io_stop(void);
 
+/* Before Weft starts (MPI_Init): bind this process to its local rank's
+ * share of the CPUs (bind.c; WEFT_MPI_BIND). Never fails; never blocks. */
+void wmpi_bind_local_rank(void);
+
 /* ---------------------------------------------------------------- engine */
 
 typedef struct wmpi_engine {

@@ -154,7 +154,7 @@ static int doomed(const wmpi_request *r, int wpeer)
 
     if (r->peer != WMPI_ANY_SOURCE)
         return wmpi_comm_world_rank(c, r->peer) == wpeer;
-    for (int i = 0; i < c->size; i++)
+    for (int i = 0; i < wmpi_comm_peers(c); i++) /* intercomm: remote group */
         if (wmpi_comm_world_rank(c, i) == wpeer)
             return 1;
     return 0;

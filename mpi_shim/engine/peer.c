@@ -67,7 +67,8 @@ int wmpi_peer_err_locked(const wmpi_comm *c, int src)
 
     if (src != WMPI_ANY_SOURCE)
         return failed(wmpi_comm_world_rank(c, src));
-    for (int i = 0; i < c->size && !err; i++)
+    for (int i = 0; i < wmpi_comm_peers(c) && !err; i++) /* remote group
+                                                          of an intercomm */
         err = failed(wmpi_comm_world_rank(c, i));
     return err;
 }

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/datatype.h"
 #include "engine/internal.h"
 
 enum { RX_NONE = 0, RX_REQ = 1, RX_UNEXP = 2 };
@@ -82,8 +83,8 @@ void wmpi_recv_matched_locked(wmpi_request *r, wmpi_unexp *u)
         else
             answer_rts(r, u);
     } else {
-        if (n > 0)
-            memcpy(r->buf, u->data, (size_t)n);
+        if (n > 0) /* packed bytes -> the receive's datatype */
+            wmpi_datatype_unpack_part(r->dt, r->count, u->data, n, r->buf);
         r->st.bytes = n;
         wmpi_request_complete_locked(r, u->bytes > r->bytes ? -EMSGSIZE : 0);
     }
@@ -116,8 +117,19 @@ void wmpi_recv_start_locked(wmpi_request *r)
 
 static void into_request(wmpi_request *r, const wmpi_hdr *h, wmpi_rx *rx)
 {
-    rx->buf = r->buf;
+    int64_t off;
+
     rx->keep = h->plen < (uint64_t)r->bytes ? h->plen : (uint64_t)r->bytes;
+    if (wmpi_datatype_dense(r->dt, r->count, &off)) {
+        rx->buf = wmpi_dt_at(r->buf, off); /* straight into the buffer */
+    } else if (rx->keep > 0) {
+        /* a non-contiguous type: stage, unpack in up_payload */
+        r->packed = malloc(rx->keep);
+        if (!r->packed)
+            wmpi_fatal("out of memory staging a message of %zu bytes",
+                       rx->keep);
+        rx->buf = r->packed;
+    }
     rx->cookie = r;
     rx->kind = RX_REQ;
     r->state = WMPI_ST_IN_RX;
@@ -230,6 +242,9 @@ static void up_payload(int peer, const wmpi_hdr *h, wmpi_rx *rx, int err)
     } else if (rx->kind == RX_REQ) {
         r = rx->cookie;
         r->st.bytes = (int64_t)rx->keep;
+        if (r->packed && !err) /* staged: unpack (freed at completion) */
+            wmpi_datatype_unpack_part(r->dt, r->count, r->packed,
+                                      (int64_t)rx->keep, r->buf);
         if (!err && r->msgsize > r->bytes)
             err = -EMSGSIZE;
         wmpi_request_complete_locked(r, err);

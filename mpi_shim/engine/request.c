@@ -32,6 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/comm.h"
+#include "engine/datatype.h"
+#include "engine/grequest.h"
 #include "engine/internal.h"
 
 wmpi_request *wmpi_request_new(int kind)
@@ -41,6 +44,17 @@ wmpi_request *wmpi_request_new(int kind)
     if (r)
         r->kind = (uint8_t)kind;
     return r;
+}
+
+/* Free r with what it holds: its datatype reference (taken in start.c;
+ * NULL-safe) and a packed copy of its data. */
+static void destroy(wmpi_request *r)
+{
+    wmpi_datatype_release(r->dt);
+    if (r->comm_held) /* taken in start.c; may destroy a freed comm */
+        wmpi_comm_release(r->comm);
+    free(r->packed);
+    free(r);
 }
 
 static void unlink_any(wmpi_request *r)
@@ -71,10 +85,12 @@ void wmpi_request_complete_locked(wmpi_request *r, int err)
         wmpi_bsend_release_locked(r->bsend);
         r->bsend = NULL;
     }
+    free(r->packed); /* a derived type's packed data: no longer needed */
+    r->packed = NULL;
     if (r->freed) {
         if (r->kind == WMPI_REQ_SEND)
             __atomic_sub_fetch(&wmpi_eng.orphans, 1, __ATOMIC_SEQ_CST);
-        free(r);
+        destroy(r);
     } else {
         __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
     }
@@ -125,7 +141,7 @@ int wmpi_request_finish(wmpi_request *r, wmpi_status *st)
         r->active = 0;
         return 0;
     }
-    free(r);
+    destroy(r);
     return 1;
 }
 
@@ -133,6 +149,10 @@ void wmpi_request_free(wmpi_request *r)
 {
     int now;
 
+    if (r->kind == WMPI_REQ_GREQ) { /* its free_fn decides (grequest.c) */
+        wmpi_grequest_free(r);
+        return;
+    }
     wmpi_lock_engine();
     now = wmpi_request_done(r);
     if (!now) {
@@ -142,11 +162,15 @@ void wmpi_request_free(wmpi_request *r)
     }
     wmpi_unlock_engine();
     if (now)
-        free(r);
+        destroy(r);
 }
 
 void wmpi_cancel(wmpi_request *r)
 {
+    if (r->kind == WMPI_REQ_GREQ) { /* the user's cancel_fn (grequest.c) */
+        wmpi_grequest_cancel(r);
+        return;
+    }
     wmpi_lock_engine();
     if (r->kind == WMPI_REQ_RECV && wmpi_mq_unpost_locked(r)) {
         r->st.cancelled = 1;

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/datatype.h"
 #include "engine/internal.h"
 
 #define REQ_OF_FRAME(f) \
@@ -71,7 +72,7 @@ static void send_eager(wmpi_request *r)
 {
     envelope(r, &r->frame.hdr, WMPI_MSG_EAGER);
     r->frame.hdr.plen = (uint64_t)r->bytes;
-    r->frame.payload = r->buf;
+    r->frame.payload = wmpi_send_data(r); /* packed if non-contiguous */
     r->frame.done = payload_done;
     r->state = WMPI_ST_SENDING;
     wmpi_frame_send_locked(r->wpeer, &r->frame);
@@ -93,8 +94,8 @@ void wmpi_self_deliver_locked(wmpi_request *s, wmpi_request *r)
 {
     int64_t n = s->bytes < r->bytes ? s->bytes : r->bytes;
 
-    if (n > 0)
-        memcpy(r->buf, s->buf, (size_t)n);
+    if (n > 0) /* packed bytes -> the receive's datatype */
+        wmpi_datatype_unpack_part(r->dt, r->count, wmpi_send_data(s), n, r->buf);
     r->st.source = s->comm->rank;
     r->st.tag = s->tag;
     r->st.bytes = n;
@@ -134,7 +135,7 @@ static void send_self(wmpi_request *s)
     u->wsrc = wmpi_eng.rank;
     u->bytes = s->bytes;
     if (copy_now(s)) {
-        memcpy(u->data, s->buf, (size_t)s->bytes);
+        memcpy(u->data, wmpi_send_data(s), (size_t)s->bytes);
         wmpi_mq_add_unexp_locked(mq, u);
         s->st.bytes = s->bytes;
         wmpi_request_complete_locked(s, 0);
@@ -181,7 +182,7 @@ void wmpi_send_cts_locked(int peer, const wmpi_hdr *h)
     envelope(r, &r->frame.hdr, WMPI_MSG_DATA);
     r->frame.hdr.rreq = h->rreq;
     r->frame.hdr.plen = n;
-    r->frame.payload = r->buf;
+    r->frame.payload = wmpi_send_data(r); /* packed if non-contiguous */
     r->frame.done = payload_done;
     r->state = WMPI_ST_SENDING;
     wmpi_frame_send_locked(peer, &r->frame);

@@ -20,8 +20,11 @@
  * operation is a persistent one started once).
  * Locking: describe() without the lock; start_locked() under it.
  */
+#include <stdlib.h>
 #include <string.h>
 
+#include "engine/comm.h"
+#include "engine/datatype.h"
 #include "engine/internal.h"
 
 static int describe(int kind, const void *buf, int count, wmpi_datatype *dt,
@@ -41,7 +44,10 @@ static int describe(int kind, const void *buf, int count, wmpi_datatype *dt,
     r->buf = (void *)buf;
     r->count = count;
     r->dt = dt;
+    wmpi_datatype_retain(dt); /* released with the request (request.c) */
     r->comm = c;
+    wmpi_comm_retain(c); /* a freed comm lives while r does (request.c) */
+    r->comm_held = 1;
     r->ctx = c->ctx;
     r->peer = peer;
     r->tag = tag;
@@ -61,6 +67,42 @@ static void reset_run(wmpi_request *r)
     r->msgsize = 0;
 }
 
+/* Derived datatypes: a send from a non-contiguous buffer is packed at
+ * start, before the lock (datatype.h); the request holds the packed copy
+ * until it completes. Errors: WEFT_ENOMEM. */
+static int pack_send(wmpi_request *r)
+{
+    int64_t off;
+
+    if (r->kind != WMPI_REQ_SEND || r->bytes == 0 ||
+        r->peer == WMPI_PROC_NULL || wmpi_datatype_dense(r->dt, r->count, &off))
+        return 0;
+    r->packed = malloc((size_t)r->bytes);
+    if (!r->packed)
+        return WEFT_ENOMEM;
+    wmpi_datatype_pack(r->dt, r->count, r->buf, r->packed);
+    return 0;
+}
+
+/* A buffered send copies r->bytes from r->buf: show bsend.c the packed
+ * bytes, typed as bytes (its engine-owned copy of r takes no datatype
+ * reference), then restore r. */
+static int bsend_bytes_locked(wmpi_request *r)
+{
+    void *buf = r->buf, *packed = r->packed;
+    wmpi_datatype *dt = r->dt;
+    int err;
+
+    r->buf = (void *)wmpi_send_data(r);
+    r->dt = &wmpi_dt_byte;
+    r->packed = NULL;
+    err = wmpi_bsend_start_locked(r);
+    r->buf = buf;
+    r->dt = dt;
+    r->packed = packed;
+    return err;
+}
+
 static void start_locked(wmpi_request *r)
 {
     int err = 0;
@@ -77,7 +119,7 @@ static void start_locked(wmpi_request *r)
         return;
     }
     if (r->mode == WMPI_MODE_BUFFERED) {
-        err = wmpi_bsend_start_locked(r);
+        err = bsend_bytes_locked(r);
         wmpi_request_complete_locked(r, err);
         return;
     }
@@ -86,8 +128,15 @@ static void start_locked(wmpi_request *r)
 
 static int start_new(wmpi_request *r)
 {
+    int err = pack_send(r);
+
     wmpi_lock_engine();
-    start_locked(r);
+    if (err) {
+        reset_run(r);
+        wmpi_request_complete_locked(r, err);
+    } else {
+        start_locked(r);
+    }
     wmpi_unlock_engine();
     return 0;
 }

@@ -8,9 +8,18 @@
  * another's, however long the lines and however the rank split its
  * writes. The incomplete tail waits in the stream's buffer for its newline.
  * Limits: a line longer than WL_LINE_MAX (1 MiB) is written in pieces of
- * that size; a last line without a newline is written when the pipe
- * closes (with a newline added under --tag-output, so the next tag starts
- * a line). Without --tag-output all complete lines of one read go out in one
+ * that size, so mpirun's memory stays bounded; until its newline is out,
+ * that stream owns mpirun's stream (owner[]): other ranks' output for it
+ * waits in their buffers (a pipe that closes meanwhile keeps its buffer,
+ * held_eof), so even such a line arrives whole (under --tag-output each
+ * piece is a tagged line of its own, still consecutive). The others' pipes
+ * are still read, up to WL_HOLD_MAX buffered bytes each: a rank finishing
+ * its long line may be waiting for a message from a rank that is writing
+ * output, and that one must not block on a full pipe meanwhile; past
+ * WL_HOLD_MAX it does (memory stays bounded; a program in that situation
+ * would also block on a terminal). A last line without a newline is written when
+ * the pipe closes (with a newline added under --tag-output, so the next
+ * tag starts a line). Without --tag-output all complete lines of one read go out in one
  * write(); with it, up to LINES_PER_WRITE (tag, line) pairs per writev().
  *
  * --tag-output prefixes each line with "[1,R]<stdout>:" or "[1,R]<stderr>:"
@@ -45,6 +54,7 @@
 #include "launcher.h"
 
 #define WL_LINE_MAX     (1u << 20)
+#define WL_HOLD_MAX     (16u << 20) /* held output per stream, see above */
 #define READ_CHUNK      65536u
 #define LINES_PER_WRITE 256
 #define DRAIN_READS     4096 /* per stream, after every rank exited */
@@ -113,31 +123,66 @@ static void emit_tail(struct wl_job *j, struct wl_stream *s)
     s->len = 0;
 }
 
-/* Write the complete lines of the buffer, keep the tail. */
+static void release_owner(struct wl_job *j, struct wl_stream *s);
+static void stream_free(struct wl_job *j, struct wl_stream *s);
+
+/* Write the complete lines of the buffer, keep the tail (unless another
+ * stream is half-way through an overlong line: then keep everything). */
 static void emit_complete(struct wl_job *j, struct wl_stream *s)
 {
+    if (j->owner[s->to] && j->owner[s->to] != s)
+        return;
     char *last = memrchr(s->buf, '\n', s->len);
     if (!last) {
-        if (s->len >= WL_LINE_MAX)
+        if (s->len >= WL_LINE_MAX) {
             emit_tail(j, s);
+            j->owner[s->to] = s; /* the rest of this line comes next */
+        }
         return;
     }
     size_t done = (size_t)(last - s->buf) + 1;
     emit_lines(j, s, s->buf, done);
     memmove(s->buf, s->buf + done, s->len - done);
     s->len -= done;
+    release_owner(j, s);
+}
+
+/* s finished its overlong line (or closed): the others may write again. */
+static void release_owner(struct wl_job *j, struct wl_stream *s)
+{
+    if (j->owner[s->to] != s)
+        return;
+    j->owner[s->to] = NULL;
+    for (int i = 0; i < j->n && !j->owner[s->to]; i++) {
+        struct wl_stream *o = s->to == 1 ? &j->ranks[i].out : &j->ranks[i].err;
+        if (o != s && o->len > 0)
+            emit_complete(j, o);
+        if (o != s && o->held_eof && (!j->owner[s->to] || j->owner[s->to] == o))
+            stream_free(j, o); /* its pipe closed while it waited */
+    }
 }
 
 /* ------------------------------------------------------------ input pipes */
 
-static void stream_close(struct wl_job *j, struct wl_stream *s)
+/* Write what is left and free the buffer. */
+static void stream_free(struct wl_job *j, struct wl_stream *s)
 {
     emit_tail(j, s);
-    close(s->fd);
-    s->fd = -1;
+    s->held_eof = 0;
+    release_owner(j, s);
     free(s->buf);
     s->buf = NULL;
     s->cap = 0;
+}
+
+static void stream_close(struct wl_job *j, struct wl_stream *s)
+{
+    close(s->fd);
+    s->fd = -1;
+    if (j->owner[s->to] && j->owner[s->to] != s)
+        s->held_eof = 1; /* written when the owner lets go */
+    else
+        stream_free(j, s);
 }
 
 /* One read: 1 if it got data, 0 if nothing there now, -1 at EOF. */
@@ -169,17 +214,29 @@ static void on_stream(struct wl_job *j, void *arg, short revents)
     pump(j, arg);
 }
 
+static void drain_stream(struct wl_job *j, struct wl_stream *s)
+{
+    struct wl_stream *o;
+    while ((o = j->owner[s->to]) != NULL && o != s) /* its line ends first */
+        drain_stream(j, o);
+    for (int reads = 0; s->fd >= 0 && reads < DRAIN_READS; reads++)
+        if (pump(j, s) == 0)
+            break;
+    if (s->fd >= 0)
+        stream_close(j, s);
+}
+
 void wl_iofwd_drain(struct wl_job *j)
 {
     for (int i = 0; i < j->n; i++) {
-        struct wl_stream *s[2] = { &j->ranks[i].out, &j->ranks[i].err };
-        for (int k = 0; k < 2; k++) {
-            for (int reads = 0; s[k]->fd >= 0 && reads < DRAIN_READS; reads++)
-                if (pump(j, s[k]) == 0)
-                    break;
-            if (s[k]->fd >= 0)
-                stream_close(j, s[k]);
-        }
+        drain_stream(j, &j->ranks[i].out);
+        drain_stream(j, &j->ranks[i].err);
+    }
+    for (int i = 0; i < j->n; i++) { /* no owner is left now */
+        if (j->ranks[i].out.held_eof)
+            stream_free(j, &j->ranks[i].out);
+        if (j->ranks[i].err.held_eof)
+            stream_free(j, &j->ranks[i].err);
     }
     if (j->in.to >= 0)
         close(j->in.to);
@@ -246,9 +303,9 @@ void wl_iofwd_poll(struct wl_job *j, struct wl_poll *p)
 {
     for (int i = 0; i < j->n; i++) {
         struct wl_rank *r = &j->ranks[i];
-        if (r->out.fd >= 0)
+        if (r->out.fd >= 0 && r->out.len < WL_HOLD_MAX)
             wl_poll_add(p, r->out.fd, POLLIN, on_stream, &r->out);
-        if (r->err.fd >= 0)
+        if (r->err.fd >= 0 && r->err.len < WL_HOLD_MAX)
             wl_poll_add(p, r->err.fd, POLLIN, on_stream, &r->err);
     }
     if (j->in.to >= 0 && j->in.len > 0)

@@ -24,6 +24,15 @@
  *   a rank could not be started      127
  * A job whose ranks never call MPI_Init (mpirun -n 2 hostname) is fine.
  *
+ * An ABORT is held back for WL_ABORT_HOLD_MS before it counts: it is often
+ * the echo of another rank's end (a rank that exits early breaks its
+ * connections, and the ranks waiting on it abort with "lost the connection
+ * to rank R" - sometimes before mpirun has reaped R, since a process's
+ * sockets close just before its parent is told). A rank exit or death
+ * seen during the hold is the failure reported, with its status; the
+ * aborting rank's own exit never is. A plain MPI_Abort is reported after
+ * the hold, and the stop starts then.
+ *
  * Rejected: SIGCHLD handler + self-pipe (signalfd is simpler and this is
  * Linux-only anyway); a thread per rank (ordering of reports would depend
  * on scheduling); killing only the rank's pid (a shell-script rank's
@@ -49,6 +58,11 @@
 #include <unistd.h>
 
 #include "launcher.h"
+
+/* How long an ABORT waits for a rank exit that explains it (see above):
+ * far longer than the microseconds between a process closing its sockets
+ * and its parent being told, short enough not to be noticed. */
+#define WL_ABORT_HOLD_MS 200
 
 void wl_say(const char *fmt, ...)
 {
@@ -161,6 +175,8 @@ static void rank_exited(struct wl_job *j, struct wl_rank *r)
     if (j->stopping) {
         if (j->o->verbose)
             wl_say("%s stopped", name);
+    } else if (r->aborting) {
+        /* the end of its own ABORT, reported by commit_abort */
     } else if (WIFSIGNALED(st)) {
         wl_job_fail(j, 128 + WTERMSIG(st), "%s was killed by signal %d (%s)", name,
                     WTERMSIG(st), strsignal(WTERMSIG(st)));
@@ -174,6 +190,14 @@ static void rank_exited(struct wl_job *j, struct wl_rank *r)
     } else if (!r->connected && j->uninit_exit < 0) {
         j->uninit_exit = r->rank;
     }
+}
+
+/* Commit a held ABORT unless a failure was reported meanwhile. */
+static void commit_abort(struct wl_job *j)
+{
+    if (j->abort_pending && !j->failed)
+        wl_job_fail(j, j->abort_status, "%s", j->abort_text);
+    j->abort_pending = 0;
 }
 
 static struct wl_rank *rank_by_pid(struct wl_job *j, pid_t pid)
@@ -198,6 +222,17 @@ static void reap(struct wl_job *j)
         wl_iofwd_rank_gone(j, r);
         rank_exited(j, r);
     }
+}
+
+void wl_job_abort(struct wl_job *j, int status, const char *text)
+{
+    reap(j); /* a rank that is already dead comes first */
+    if (j->failed || j->abort_pending)
+        return;
+    j->abort_pending = 1;
+    j->abort_status = status;
+    j->abort_at = wl_now_ms() + WL_ABORT_HOLD_MS;
+    snprintf(j->abort_text, sizeof j->abort_text, "%s", text);
 }
 
 /* ------------------------------------------------------------ signals */
@@ -242,6 +277,12 @@ static int open_signals(struct wl_job *j)
 static void timers(struct wl_job *j, struct wl_poll *p)
 {
     int64_t now = wl_now_ms();
+    if (j->abort_pending) {
+        if (now >= j->abort_at)
+            commit_abort(j);
+        else
+            wl_poll_wake_at(p, j->abort_at);
+    }
     if (j->deadline >= 0 && !j->stopping) {
         if (now >= j->deadline)
             wl_job_fail(j, WL_EXIT_TIMEOUT, "the job did not finish within --timeout %g s; "
@@ -365,6 +406,7 @@ int wl_job_run(const struct wl_opts *o)
                    j.ctl_local, j.ctl_remote);
         wl_spawn_all(&j);
         loop(&j);
+        commit_abort(&j); /* every rank ended within the hold */
         wl_iofwd_drain(&j);
         status = j.status;
     }

@@ -71,6 +71,8 @@ struct wl_stream {           /* a rank's stdout or stderr pipe */
     int rank;                /* for --tag-output */
     char *buf;               /* bytes of the incomplete last line */
     size_t len, cap;
+    int held_eof;            /* closed while another stream owned `to`:
+                                buf is written when it lets go (iofwd.c) */
 };
 
 struct wl_conn;
@@ -142,6 +144,7 @@ struct wl_job {
     /* iofwd.c */
     struct wl_stdin in;
     int out_broken[3];       /* writing to mpirun's fd 1/2 failed */
+    struct wl_stream *owner[3]; /* stream whose overlong line is half out */
     /* job.c */
     int sig_fd;
     int nalive;
@@ -150,6 +153,10 @@ struct wl_job {
     int stopping;            /* SIGTERM sent; kill_at is the SIGKILL time */
     int64_t kill_at;
     int64_t deadline;        /* --timeout, or -1 */
+    /* job.c: an ABORT held back for a moment (wl_job_abort) */
+    int abort_pending, abort_status;
+    int64_t abort_at;
+    char abort_text[WMPI_ABORT_MSG_MAX + 128];
 };
 
 /* job.c */
@@ -157,6 +164,9 @@ int wl_job_run(const struct wl_opts *o);
 void wl_job_fail(struct wl_job *j, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void wl_job_rank_joined(struct wl_job *j, struct wl_rank *r);
+/* A rank sent ABORT (status, message): the job fails with it unless
+ * another rank's exit is seen within WL_ABORT_HOLD_MS (job.c). */
+void wl_job_abort(struct wl_job *j, int status, const char *text);
 const char *wl_rank_name(const struct wl_rank *r, char *buf, size_t len);
 void wl_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -20,10 +20,14 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#ifdef WL_HAVE_API_TABLE
+#include "weft_mpi_api_table.h"
+#endif
 
 enum opt_id {
     O_NP, O_HOST, O_HOSTFILE, O_X, O_TIMEOUT, O_AGENT, O_CONTROL, O_WDIR, O_STDIN,
     O_TAG, O_VERBOSE, O_VERSION, O_HELP, O_IGNORE, O_IGNORE_ARG, O_MCA,
+    O_LIST_UNSUPPORTED,
 };
 
 static const struct opt_def {
@@ -42,6 +46,7 @@ static const struct opt_def {
     { "help", O_HELP, 0 }, { "oversubscribe", O_IGNORE, 0 },
     { "allow-run-as-root", O_IGNORE, 0 }, { "bind-to", O_IGNORE_ARG, 1 },
     { "map-by", O_IGNORE_ARG, 1 }, { "mca", O_MCA, 2 },
+    { "list-unsupported", O_LIST_UNSUPPORTED, 0 },
 };
 
 static void usage(FILE *f)
@@ -62,6 +67,7 @@ static void usage(FILE *f)
           "  -v, --verbose         say what mpirun does\n"
           "  -V, --version         print the version\n"
           "  -h, --help            print this help\n"
+          "  --list-unsupported    list the MPI functions Weft does not implement yet\n"
           "Accepted and ignored (Open MPI): --oversubscribe, --allow-run-as-root,\n"
           "  --bind-to X, --map-by X, --mca K V.\n\n"
           "Environment: WEFT_MPIRUN_RSH (launch agent), WEFT_MPIRUN_CONTROL_ADDRESS,\n"
@@ -139,6 +145,21 @@ static int add_x(struct wl_opts *o, const char *x)
     return 0;
 }
 
+/* --list-unsupported: the MPI functions whose binding is a generated stub
+ * (mpi_shim/api/gen_stubs.cmake writes the table), one a line, then a count. */
+static void list_unsupported(void)
+{
+#ifdef WL_HAVE_API_TABLE
+    for (int i = 0; i < WMPI_API_COUNT; i++)
+        if (!wmpi_api_table[i].implemented)
+            printf("%s\n", wmpi_api_table[i].name);
+    printf("%d of %d MPI functions are not supported by Weft yet\n",
+           WMPI_API_UNSUPPORTED_COUNT, WMPI_API_COUNT);
+#else
+    printf("this mpirun was built without the MPI library: no list\n");
+#endif
+}
+
 /* Apply one option; 0, -1 to exit 0 at once (help, version), or a status. */
 static int apply(struct wl_opts *o, enum opt_id id, const char *opt, const char **val)
 {
@@ -160,6 +181,7 @@ static int apply(struct wl_opts *o, enum opt_id id, const char *opt, const char 
     case O_VERBOSE: o->verbose = 1; return 0;
     case O_VERSION: printf("mpirun (Weft) %s\n", WL_VERSION_STRING); return -1;
     case O_HELP: usage(stdout); return -1;
+    case O_LIST_UNSUPPORTED: list_unsupported(); return -1;
     case O_MCA: wl_say("ignoring --mca %s %s (an Open MPI parameter)", val[0], val[1]);
         return 0;
     default: return 0;

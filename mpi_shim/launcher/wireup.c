@@ -230,7 +230,7 @@ static void printable(char *s)
 
 static void on_abort(struct wl_job *j, struct wl_conn *c)
 {
-    char msg[WMPI_ABORT_MSG_MAX + 1], name[96];
+    char msg[WMPI_ABORT_MSG_MAX + 1], name[96], text[sizeof msg + 128];
     int code = (int)wmpi_get32(c->body);
     size_t n = c->blen - 4;
     memcpy(msg, c->body + 4, n);
@@ -239,8 +239,9 @@ static void on_abort(struct wl_job *j, struct wl_conn *c)
     c->rank->aborting = 1;
     c->deadline = -1;
     conn_send(c, WMPI_MSG_ABORTED, NULL, 0);
-    wl_job_fail(j, wmpi_abort_status(code), "%s aborted the job with error code %d%s%s",
-                wl_rank_name(c->rank, name, sizeof name), code, msg[0] ? ": " : "", msg);
+    snprintf(text, sizeof text, "%s aborted the job with error code %d%s%s",
+             wl_rank_name(c->rank, name, sizeof name), code, msg[0] ? ": " : "", msg);
+    wl_job_abort(j, wmpi_abort_status(code), text);
 }
 
 static void dispatch(struct wl_job *j, struct wl_conn *c)

@@ -31,13 +31,17 @@
  * States: IDLE (futex sleep, no cost) -> ACTIVE (timed sleeps: the next
  * due poll, at most one tick); it returns to IDLE after 100 ms without
  * waiters. A waiter on such a class kicks it only if it is IDLE, so during
- * activity a wait costs no system call. Polls from here run on this kernel
+ * activity a wait costs no system call. It is also the safety net of the
+ * adaptive strategy: a wait left to its own worker's spin (detect.c) that
+ * nobody polls after all (the worker ran another thread) is handed to the
+ * blocker within a tick (wf_io_check_unattended). Polls from here run on this kernel
  * thread, not a worker: poll()/group() must not depend on running on a ULT.
  *
  * The server's threads block every signal: process-directed signals belong
  * to the application (and to Weft's signal layer), not to them.
  */
 #include <signal.h>
+#include <stdio.h>
 
 #include "io/io.h"
 
@@ -78,6 +82,7 @@ static void disengage(weft_io_t h)
 static void *blocker_main(void *arg)
 {
     weft_io_t h = arg;
+    wf_sched_helper_init();
     for (;;) {
         uint32_t s = __atomic_load_n(&h->blk_state, __ATOMIC_SEQ_CST);
         if (s == WF_BLK_STOP)
@@ -97,6 +102,11 @@ int wf_io_blocker_start(weft_io_t h)
     __atomic_store_n(&h->blk_state, WF_BLK_SLEEP, __ATOMIC_SEQ_CST);
     int err = start_thread(&h->blk_thread, blocker_main, h);
     h->blk_started = err == 0;
+    if (err == 0) {
+        char name[16];
+        snprintf(name, sizeof name, "weft-blk-%.6s", h->name);
+        pthread_setname_np(h->blk_thread, name);
+    }
     return err;
 }
 
@@ -116,8 +126,10 @@ void wf_io_engage(weft_io_t h)
     if (!h->has_block || __atomic_load_n(&h->blk_state, __ATOMIC_SEQ_CST) != s)
         return;
     if (__atomic_compare_exchange_n(&h->blk_state, &s, WF_BLK_ENGAGED, 0,
-                                    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+                                    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+        wf_io_trace_stamp(&h->tr_engage);
         wf_futex_wake(&h->blk_state, 1);
+    }
 }
 
 /* ----------------------------------------------------------------- poller */
@@ -156,7 +168,7 @@ static int poll_served_waiters(void)
     for (weft_io_t h = wf_io_registry; h && !any; h = h->reg_next)
         any = has_waiters(h) && wf_io_poll_served(h);
     wf_unlock(&wf_io_reg_lock);
-    return any;
+    return any || wf_io_check_unattended();
 }
 
 static void go_idle(void)
@@ -169,6 +181,7 @@ static void go_idle(void)
 static void *poller_main(void *arg)
 {
     (void)arg;
+    wf_sched_helper_init();
     int64_t last_busy = wf_io_now();
     for (;;) {
         if (__atomic_load_n(&poller_state, __ATOMIC_SEQ_CST) == P_IDLE) {
@@ -178,6 +191,7 @@ static void *poller_main(void *arg)
         }
         int any = 0;
         int64_t now = wf_io_now(), next = poll_overdue(now, &any);
+        any |= wf_io_check_unattended();
         if (any)
             last_busy = now;
         else if (now - last_busy >= LINGER_NS) {
@@ -193,8 +207,10 @@ void wf_io_poller_start(void)
 {
     pthread_t t;
     __atomic_store_n(&poller_state, P_IDLE, __ATOMIC_SEQ_CST);
-    if (start_thread(&t, poller_main, NULL) == 0)
+    if (start_thread(&t, poller_main, NULL) == 0) {
+        pthread_setname_np(t, "weft-poller");
         pthread_detach(t);
+    }
 }
 
 void wf_io_poller_kick(void)

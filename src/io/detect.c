@@ -25,7 +25,11 @@
  *              idle workers sleep at once: a second spinner would only
  *              take a CPU from whoever produces the events); if no worker
  *              is idle and awake when a wait starts, the blocker is
- *              engaged at once (nobody would poll soon).
+ *              engaged at once (nobody would poll soon). While the CPUs
+ *              are contended (wf_sched_contended: a spinning worker was
+ *              descheduled) nobody spins: the blocker is engaged at once,
+ *              because a woken sleeper gets a CPU faster than a spinner
+ *              whose CPU the kernel gave away (sched/latency.c).
  *   naive    - none of this: each waiter polls and yields (wait.c, fd.c).
  *   signal-driven detection (O_ASYNC + F_SETSIG) is opt-in per fd
  *   (weft_fd_set_sigio, sigio.c) for devices that offer only that: such an
@@ -144,6 +148,14 @@ static int has_waiters(weft_io_t h)
     return __atomic_load_n(&h->nreq, __ATOMIC_SEQ_CST) > 0;
 }
 
+/* Whether the waiting caller's own worker is about to go idle and spin on
+ * h: a ULT, nothing else runnable, a spin budget, no contention. */
+static int own_worker_will_spin(weft_io_t h)
+{
+    return wf_self() != NULL && wf_sched_nready() == 0 && !wf_sched_contended() &&
+           __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED) > 0;
+}
+
 void wf_io_after_publish(weft_io_t h)
 {
     weft_io_strategy s = wf_io_strategy();
@@ -152,12 +164,47 @@ void wf_io_after_publish(weft_io_t h)
         wf_io_poller_kick();
     if (!blocker_serves(h, s))
         return;
+    if (s == WEFT_IO_BLOCKING || wf_sched_contended()) {
+        wf_io_engage(h);
+        return;
+    }
+    if (__atomic_load_n(&n_idle_awake, __ATOMIC_SEQ_CST) > 0)
+        return; /* an idle worker polls it, and engages the blocker after */
+    /* The caller's worker will spin on it: a blocker engaged now would sit
+     * in epoll_wait beside the spinner, be woken by the same event and
+     * take a CPU from it (measured: the blocker then detected nearly every
+     * reply of a ping-pong, ~140 us, where the spinner takes ~15 us). The
+     * poller is the safety net if the worker runs another thread instead
+     * and its at_switch misses the wait (wf_io_check_unattended). */
+    if (own_worker_will_spin(h)) {
+        wf_io_poller_kick();
+        return;
+    }
     /* Nobody idle and awake to poll it: hand it to the blocker now. Not
      * left to the waiter's own switch away (at_switch): that may skip its
      * walk (trylock, nothing changed), and a worker that only runs one
      * compute thread never switches again - the wait would be lost. */
-    if (s == WEFT_IO_BLOCKING || __atomic_load_n(&n_idle_awake, __ATOMIC_SEQ_CST) == 0)
-        wf_io_engage(h);
+    wf_io_engage(h);
+}
+
+int wf_io_check_unattended(void)
+{
+    int pending = 0;
+    if (nothing_waits())
+        return 0;
+    weft_io_strategy s = wf_io_strategy();
+    int nobody_polls = __atomic_load_n(&n_idle_awake, __ATOMIC_SEQ_CST) == 0;
+    wf_lock(&wf_io_reg_lock);
+    for (weft_io_t h = wf_io_registry; h; h = h->reg_next) {
+        if (!has_waiters(h) || !blocker_serves(h, s) ||
+            __atomic_load_n(&h->blk_state, __ATOMIC_SEQ_CST) != WF_BLK_SLEEP)
+            continue;
+        pending = 1;
+        if (nobody_polls)
+            wf_io_engage(h);
+    }
+    wf_unlock(&wf_io_reg_lock);
+    return pending;
 }
 
 /* ------------------------------------------------------------- the hooks */
@@ -265,12 +312,14 @@ static int64_t idle_deadline(void)
         return now; /* look again at once */
     }
     weft_io_strategy s = wf_io_strategy();
+    int contended = wf_sched_contended();
     for (weft_io_t h = wf_io_registry; h; h = h->reg_next) {
         if (!has_waiters(h) || !blocker_serves(h, s) ||
             __atomic_load_n(&h->blk_state, __ATOMIC_SEQ_CST) != WF_BLK_SLEEP)
             continue;
         int64_t last = __atomic_load_n(&h->last_wait_ns, __ATOMIC_RELAXED);
-        if (s == WEFT_IO_ADAPTIVE && now - last < __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED))
+        if (s == WEFT_IO_ADAPTIVE && now - last < __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED) &&
+            !contended)
             deadline = now;
         else
             wf_io_engage(h);

@@ -56,6 +56,9 @@ typedef struct wf_io_req {
     unsigned events;               /* FD: wanted, epoll bits */
     unsigned result;               /* FD: ready, WEFT_IO_* bits */
     int64_t start_ns;              /* wait start, for the latency */
+    /* wake-path trace (trace.c), written by the detector before the wake */
+    int64_t tr_fire, tr_engage, tr_enter, tr_ret;
+    int tr_how, tr_fire_w;
 } wf_io_req;
 
 typedef struct wf_io_ops {
@@ -91,6 +94,7 @@ struct weft_io {
     uint32_t blk_state;        /* WF_BLK_*; atomic */
     pthread_t blk_thread;
     int blk_started;
+    int64_t tr_engage, tr_enter, tr_ret; /* trace.c: the blocker's last round */
     /* statistics, atomic increments */
     weft_io_stats st;
     struct weft_io *reg_next;  /* guarded by wf_io_reg_lock */
@@ -147,6 +151,10 @@ int wf_io_poll_served(weft_io_t h);
 int wf_io_poll_round(weft_io_t h, int how);
 /* After publishing a request on h: hand over per strategy. */
 void wf_io_after_publish(weft_io_t h);
+/* The poller's safety net: engage the blocker of every handle whose
+ * waiters nobody polls (no idle worker awake) while it sleeps. Returns 1
+ * if some blocker-served handle has waiters and a sleeping blocker. */
+int wf_io_check_unattended(void);
 int wf_io_hooks_install(void);
 int64_t wf_io_tick_ns(void);
 
@@ -188,11 +196,29 @@ int wf_io_fd_poll_one(int fd, int how);
  * fd). Context: any, including a signal handler. */
 void wf_io_sigio_kick(void);
 
+/* ------------------------------------------------------------- trace.c */
+
+extern int wf_io_tracing;      /* WEFT_IO_TRACE set; read relaxed */
+void wf_io_trace_init(void);   /* at start-up: reads WEFT_IO_TRACE */
+/* Record r's detection (before its waiter is woken). */
+void wf_io_trace_fire(weft_io_t h, wf_io_req *r, int how);
+/* The waiter of r runs again: keep r's timestamps. */
+void wf_io_trace_done(weft_io_t h, const wf_io_req *r);
+/* Timestamp one step of h's blocker (field: tr_engage, tr_enter, tr_ret). */
+static inline void wf_io_trace_stamp(int64_t *field)
+{
+    if (__atomic_load_n(&wf_io_tracing, __ATOMIC_RELAXED))
+        __atomic_store_n(field, wf_io_now(), __ATOMIC_RELAXED);
+}
+
 /* ------------------------------------------------------------- stats.c */
 
 /* delta 1 counts a detection, -1 takes it back (a waker that lost). */
 void wf_io_stat_detect(weft_io_t h, int how, int64_t latency_ns, int delta);
 void wf_io_stat_add(uint64_t *counter, uint64_t n);
 void wf_io_stats_at_exit(void);
+/* Print h's statistics on fd (at exit, or when h is unregistered). */
+void wf_io_stats_print_one(int fd, weft_io_t h);
+extern int wf_io_stats_on;     /* WEFT_IO_STATS=1 */
 
 #endif /* WF_IO_H */

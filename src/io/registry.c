@@ -28,7 +28,10 @@
  *                     worker polls a wait before handing it to a blocker
  *                     thread; adapt.c), 0..1000000, default 500; 0: never
  *                     spin, hand over at once
- *   WEFT_IO_STATS     1: print every handle's statistics at exit
+ *   WEFT_IO_STATS     1: print every handle's statistics at exit (and a
+ *                     handle's own when it is unregistered)
+ *   WEFT_IO_TRACE     path prefix: write per-wait wake-path timestamps
+ *                     to <prefix>.<pid> at exit (trace.c)
  *
  * The current handle (weft_io_current) is per kernel thread: callbacks run
  * inside a critical section (or on a server kernel thread), so the ULT that
@@ -49,6 +52,7 @@ struct weft_io *wf_io_registry;
 int wf_io_nwaiting;
 int wf_io_nevery;
 uint32_t wf_io_epoch;
+int wf_io_stats_on;
 
 static int strategy = WEFT_IO_ADAPTIVE;
 static int64_t spin_ns = 500 * 1000;
@@ -89,8 +93,11 @@ static void read_env(void)
             spin_ns = (int64_t)v * 1000;
     }
     s = getenv("WEFT_IO_STATS");
-    if (s && !strcmp(s, "1"))
+    if (s && !strcmp(s, "1")) {
+        wf_io_stats_on = 1;
         atexit(wf_io_stats_at_exit);
+    }
+    wf_io_trace_init();
 }
 
 static void init_once_fn(void)
@@ -214,6 +221,8 @@ int weft_io_unregister(weft_io_t h)
     wf_io_blocker_stop(h);
     cancel_waiters(h);
     wait_for_users(h);
+    if (wf_io_stats_on)
+        wf_io_stats_print_one(2, h); /* its figures would be lost at exit */
     if (h->dtor)
         h->dtor(h->p.ctx);
     free(h);

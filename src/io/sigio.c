@@ -92,6 +92,7 @@ static void *dispatcher_main(void *arg)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* the signal goes elsewhere */
+    wf_sched_helper_init();
     for (;;) {
         uint32_t seen = __atomic_load_n(&kick_word, __ATOMIC_ACQUIRE);
         if (__atomic_load_n(&stop_flag, __ATOMIC_ACQUIRE))

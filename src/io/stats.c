@@ -66,7 +66,7 @@ int weft_io_get_stats(weft_io_t h, weft_io_stats *st)
     return 0;
 }
 
-static void print_one(int fd, weft_io_t h)
+void wf_io_stats_print_one(int fd, weft_io_t h)
 {
     weft_io_stats st;
     weft_io_get_stats(h, &st);
@@ -93,7 +93,7 @@ int weft_io_print_stats(int fd)
     wf_io_init();
     wf_lock(&wf_io_reg_lock);
     for (weft_io_t h = wf_io_registry; h; h = h->reg_next)
-        print_one(fd, h);
+        wf_io_stats_print_one(fd, h);
     wf_unlock(&wf_io_reg_lock);
     return 0;
 }

@@ -104,6 +104,8 @@ int wf_io_fire(weft_io_t h, wf_io_req *r, int how)
 {
     int64_t latency = wf_io_now() - r->start_ns;
     wf_io_stat_detect(h, how, latency, 1);
+    if (__atomic_load_n(&wf_io_tracing, __ATOMIC_RELAXED))
+        wf_io_trace_fire(h, r, how);
     if (wf_wait_wake_urgent(r->wait, r->reason)) {
         if (how != WF_DET_IMMEDIATE)
             wf_io_adapt_spin(h, latency);
@@ -146,7 +148,9 @@ static void user_block(weft_io_t h)
 {
     uint64_t gen = __atomic_load_n(&h->gen, __ATOMIC_RELAXED);
     weft_io_t prev = wf_io_set_current(h);
+    wf_io_trace_stamp(&h->tr_enter);
     int idx = h->p.block(h->p.ctx, BLOCK_SLICE_MS);
+    wf_io_trace_stamp(&h->tr_ret);
     wf_io_set_current(prev);
     wf_lock(&h->lock);
     wf_io_req *r = (idx >= 0 && h->gen == gen) ? nth(h, idx) : NULL;
@@ -252,6 +256,8 @@ int weft_io_wait_until(weft_io_t h, void *arg, int64_t deadline)
             wf_io_req_remove(h, &r);
         if (reason == WEFT_ETIMEDOUT)
             wf_io_stat_add(&h->st.timeouts, 1);
+        if (__atomic_load_n(&wf_io_tracing, __ATOMIC_RELAXED))
+            wf_io_trace_done(h, &r);
         err = reason == r.reason ? 0 : reason;
     }
     wf_io_leave_user(h);

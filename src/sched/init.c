@@ -15,6 +15,8 @@
  *   WEFT_QUANTUM_US  default time slice in microseconds, 0 = no preemption
  *   WEFT_STACK_SIZE  default stack size in bytes (stack.c)
  *   WEFT_BIND        core (pin workers to cores, default) or none
+ *   WEFT_KERNEL_SLICE_US  kernel time slice Weft's kernel threads ask for
+ *                    (default 100, 0: the kernel's default; latency.c)
  * A malformed value is an error (WEFT_EINVAL) with a message naming it.
  */
 #include <stdarg.h>
@@ -89,6 +91,8 @@ static int read_config(int *nworkers)
     if (err > 0)
         wf_g.quantum_ns = quantum_us * 1000;
     *nworkers = (int)workers;
+    if ((err = wf_latency_config()) != 0)
+        return err;
     return read_bind_env();
 }
 

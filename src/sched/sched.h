@@ -130,6 +130,21 @@ void wf_sched_wake_idle(void);
  * ULT are routed through it (eintr.c). NULL: they block the worker. */
 void wf_sched_set_sleep_hook(int (*sleep_until)(int64_t deadline_ns));
 
+/* Prepare the calling helper kernel thread of an upper layer (a blocker,
+ * a poller; not a worker): the CPU set the process had before the workers
+ * were pinned, instead of the pin of the worker that created it (topo.c),
+ * and the short kernel slice of Weft's threads (latency.c). Call first
+ * thing in the thread. */
+void wf_sched_helper_init(void);
+
+/* Runnable ULTs queued anywhere (a racy snapshot). Context: any. */
+int wf_sched_nready(void);
+
+/* 1 while the CPUs are found oversubscribed (an idle worker was
+ * descheduled in the middle of a spin, within the last 50 ms): spinning
+ * then costs more than sleeping, see latency.c. Context: any. */
+int wf_sched_contended(void);
+
 /* Futex helpers on a 32-bit word: sleep while *addr == val (until the
  * absolute CLOCK_MONOTONIC `deadline_ns`, or forever if < 0); wake n. */
 void wf_futex_wait_until(uint32_t *addr, uint32_t val, int64_t deadline_ns);

@@ -217,6 +217,16 @@ void wf_preempt_rearm_all(void);
 int wf_slice_ticks(int prio);
 void wf_preempt_kick_for(wf_worker *target, int prio);
 
+/* topo.c: the helper threads' CPU set (see wf_sched_helper_init) */
+void wf_sched_helper_affinity(void);
+
+/* latency.c */
+int wf_latency_config(void);          /* WEFT_KERNEL_SLICE_US; 0 or WEFT_EINVAL */
+void wf_latency_slice_apply(void);    /* the calling kernel thread */
+/* An idle worker read its clock at prev_ns and now at now_ns while
+ * spinning: note contention if it was descheduled in between. */
+void wf_latency_note_gap(int64_t prev_ns, int64_t now_ns);
+
 /* safepc.c */
 int wf_safepc_init(void);
 int wf_safepc_allows(const void *pc);

@@ -112,11 +112,14 @@ static int64_t monotonic_ns(void)
 /* Spin for IDLE_SPIN_NS of wall time, not a number of rounds: a round that
  * runs the hooks may cost a system call (an epoll_wait(0) poll), and two
  * thousand of those would burn milliseconds of a CPU that another process,
- * about to send us the very event we wait for, may need. */
+ * about to send us the very event we wait for, may need. A worker found
+ * descheduled mid-spin stops spinning, and none spins while the CPUs are
+ * contended (latency.c): a sleeper is woken faster than a spinner whose
+ * CPU was taken. */
 static wf_thread *find_work(wf_worker *w)
 {
-    int64_t until = monotonic_ns() + IDLE_SPIN_NS;
-    do {
+    int64_t prev = monotonic_ns(), until = prev + IDLE_SPIN_NS;
+    for (;;) {
         for (int i = 0; i < 16; i++) {
             if (work_visible(w) || wf_hooks_idle_poll() > 0) {
                 wf_thread *t = wf_pick_next(w, 0);
@@ -127,8 +130,12 @@ static wf_thread *find_work(wf_worker *w)
                 return NULL;
             wf_cpu_relax();
         }
-    } while (monotonic_ns() < until);
-    return NULL;
+        int64_t now = monotonic_ns();
+        wf_latency_note_gap(prev, now);
+        if (now >= until || wf_sched_contended())
+            return NULL;
+        prev = now;
+    }
 }
 
 void wf_idle_loop(void *arg)
@@ -157,6 +164,7 @@ static int worker_prepare(wf_worker *w)
 {
     w->tid = (pid_t)syscall(SYS_gettid);
     prctl(PR_SET_TIMERSLACK, 1UL); /* precise futex/epoll timeouts when idle */
+    wf_latency_slice_apply();
     wf_kernel_stack_bounds(&w->boot_lo, &w->boot_size);
     wf_worker_set_self(w);
     wf_topology_bind(w->index);

@@ -1,8 +1,9 @@
 # test_mpicc_findmpi: configure tests/mpi/findmpi with FindMPI pointed at
 # our mpicc, build it, build the same hello with mpicc directly, and run
-# both with our mpirun on 2 ranks.
+# both with our mpirun on 2 ranks. With -DMPICXX=<mpicxx> the same for C++
+# (find_package(MPI COMPONENTS C CXX), and mpicxx directly).
 #   cmake -DSRC=... -DBIN=... -DMPICC=... -DMPIRUN=... -DGENERATOR=...
-#         [-DSANITIZE=ON] -P run.cmake
+#         [-DMPICXX=...] [-DSANITIZE=ON] -P run.cmake
 # With SANITIZE the hello programs are built with the sanitizers too (the
 # libraries need their runtime loaded first).
 foreach(v SRC BIN MPICC MPIRUN GENERATOR)
@@ -33,13 +34,25 @@ function(check_hello prog)
   endforeach()
 endfunction()
 
+set(cxx_args "")
+if(MPICXX)
+  set(cxx_args -DWITH_CXX=ON -DMPI_CXX_COMPILER=${MPICXX} "-DCMAKE_CXX_FLAGS=${san_flags}")
+endif()
+
 file(REMOVE_RECURSE ${BIN})
 run("configure" ${CMAKE_COMMAND} -S ${SRC} -B ${BIN} -G ${GENERATOR}
     -DMPI_C_COMPILER=${MPICC} -DMPIEXEC_EXECUTABLE=${MPIRUN}
-    "-DCMAKE_C_FLAGS=${san_flags}")
+    "-DCMAKE_C_FLAGS=${san_flags}" ${cxx_args})
 run("build" ${CMAKE_COMMAND} --build ${BIN})
 check_hello(${BIN}/hello)
 
 run("mpicc" ${MPICC} ${san_flags} ${SRC}/hello.c -o ${BIN}/hello_mpicc)
 check_hello(${BIN}/hello_mpicc)
 message(STATUS "find_package(MPI) and mpicc: ok")
+
+if(MPICXX)
+  check_hello(${BIN}/hello_cxx)
+  run("mpicxx" ${MPICXX} ${san_flags} ${SRC}/hello_cxx.cpp -o ${BIN}/hello_mpicxx)
+  check_hello(${BIN}/hello_mpicxx)
+  message(STATUS "find_package(MPI COMPONENTS C CXX) and mpicxx: ok")
+endif()

@@ -1,0 +1,70 @@
+/* bench/osu_like, collective latency: names, sizes and the plan, shared by
+ * the driver and the MPI program (see osu_like_coll.c for the method).
+ *
+ * Sizes: powers of 8 from 8 B to 1 MiB (8 B is the goal's small size,
+ * 512 B and 4 KiB bracket the "allreduce <= 1 KiB" goal, 1 MiB is the
+ * issue's largest); --quick: 8 B, 1 KiB and 64 KiB.
+ */
+#include "osu_like_coll.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const int full_sizes[] = {8, 64, 512, 4096, 32768, 262144, 1048576};
+static const int quick_sizes[] = {8, 1024, 65536};
+static const int no_size[] = {0};
+static const int nps[OLC_NNPS] = {4, 8};
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof *(a)))
+
+const char *olc_coll_name(olc_coll c)
+{
+    static const char *const names[OLC_NCOLLS] = {
+        "barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"};
+    return c < OLC_NCOLLS ? names[c] : "?";
+}
+
+int olc_coll_parse(const char *name)
+{
+    for (int c = 0; c < OLC_NCOLLS; c++)
+        if (strcmp(name, olc_coll_name((olc_coll)c)) == 0)
+            return c;
+    return -1;
+}
+
+int olc_sizes(olc_coll c, int quick, const int **sizes)
+{
+    if (c == OLC_BARRIER) {
+        *sizes = no_size;
+        return 1;
+    }
+    *sizes = quick ? quick_sizes : full_sizes;
+    return quick ? COUNT(quick_sizes) : COUNT(full_sizes);
+}
+
+int olc_np(int index)
+{
+    return index >= 0 && index < OLC_NNPS ? nps[index] : 0;
+}
+
+const char *olc_case(char *buf, size_t size, olc_coll c, int bytes, int np)
+{
+    snprintf(buf, size, "%s_%d_np%d", olc_coll_name(c), bytes, np);
+    return buf;
+}
+
+const char *olc_variant_name(olc_variant v)
+{
+    return v == OLC_WEFT ? "weft" : v == OLC_OMPI_TCP ? "openmpi_tcp" : "?";
+}
+
+olc_plan olc_make_plan(int quick, int repeats)
+{
+    olc_plan p;
+    p.quick = quick;
+    p.repeats = repeats;
+    p.colls = OLC_ALL_COLLS;
+    p.target_ns = quick ? 3000000 : 20000000;
+    p.budget_ns = quick ? 4000000000LL : 8000000000LL;
+    return p;
+}

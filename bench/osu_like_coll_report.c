@@ -1,0 +1,212 @@
+/* bench/osu_like, collective latency, the report: one table per collective
+ * with Weft and Open MPI TCP side by side at each rank count (median
+ * [min-max] over the repeats) and the ratio weft / openmpi_tcp of the
+ * medians, then the goal lines, the `result:` lines and the CSV (see
+ * osu_like_coll.c for the experiment). Lower is better everywhere.
+ */
+#include "osu_like_coll.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "loopback.h"
+
+#define GOAL_ANY       1.5  /* weft / openmpi_tcp, every figure */
+#define GOAL_ALLREDUCE 1.0  /* allreduce up to GOAL_SMALL bytes */
+#define GOAL_SMALL     1024
+
+/* ---------------------------------------------------------- lookups */
+
+static const bench_row *find(const olc_results *r, olc_variant v, int npi,
+                             olc_coll c, int bytes)
+{
+    char name[BENCH_NAME_MAX];
+    int st = r->state[v][npi];
+    if (st == OLC_ST_NOT_RUN || st == OLC_ST_ABSENT)
+        return NULL;
+    return bench_table_find(&r->tables[v][npi],
+                            olc_case(name, sizeof name, c, bytes, olc_np(npi)),
+                            olc_variant_name(v));
+}
+
+/* weft / openmpi_tcp of the medians, or -1 if either is missing. */
+static double ratio(const olc_results *r, int npi, olc_coll c, int bytes)
+{
+    const bench_row *w = find(r, OLC_WEFT, npi, c, bytes);
+    const bench_row *o = find(r, OLC_OMPI_TCP, npi, c, bytes);
+    return w && o && o->st.median > 0 ? w->st.median / o->st.median : -1;
+}
+
+/* ------------------------------------------------------- formatting */
+
+static const char *fmt_num(char *buf, size_t size, double v)
+{
+    snprintf(buf, size, v >= 1000 ? "%.0f" : v >= 10 ? "%.1f" : "%.3g", v);
+    return buf;
+}
+
+static const char *fmt_bytes(char *buf, size_t size, int bytes)
+{
+    if (bytes >= 1 << 20)
+        snprintf(buf, size, "%d MiB", bytes >> 20);
+    else if (bytes >= 1 << 10)
+        snprintf(buf, size, "%d KiB", bytes >> 10);
+    else
+        snprintf(buf, size, "%d B", bytes);
+    return buf;
+}
+
+static void print_cell(const bench_row *row, int state)
+{
+    char med[24], lo[24], hi[24], text[80];
+    if (!row) {
+        printf(" %24s", state == OLC_ST_ABSENT ? "not installed"
+                        : state == OLC_ST_FAILED ? "failed" : "-");
+        return;
+    }
+    snprintf(text, sizeof text, "%s [%s-%s]",
+             fmt_num(med, sizeof med, row->st.median),
+             fmt_num(lo, sizeof lo, row->st.min),
+             fmt_num(hi, sizeof hi, row->st.max));
+    printf(" %24s", text);
+}
+
+static void print_ratio(double x)
+{
+    if (x < 0)
+        printf(" %10s", "-");
+    else
+        printf(" %10.2f", x);
+}
+
+/* ----------------------------------------------------------- tables */
+
+static void print_coll(const olc_results *r, olc_coll c)
+{
+    const int *sizes;
+    int n = olc_sizes(c, r->quick, &sizes);
+    char h[40];
+    printf("\n%s: latency per call, us, mean over the ranks (lower is "
+           "better)\n%9s", olc_coll_name(c), "size");
+    for (int npi = 0; npi < OLC_NNPS; npi++) {
+        for (int v = 0; v < OLC_NVARIANTS; v++) {
+            snprintf(h, sizeof h, "%s np%d", olc_variant_name((olc_variant)v),
+                     olc_np(npi));
+            printf(" %24s", h);
+        }
+        printf(" %10s", "weft/ompi");
+    }
+    printf("\n");
+    for (int i = 0; i < n; i++) {
+        char b[24];
+        printf("%9s", fmt_bytes(b, sizeof b, sizes[i]));
+        for (int npi = 0; npi < OLC_NNPS; npi++) {
+            for (int v = 0; v < OLC_NVARIANTS; v++)
+                print_cell(find(r, (olc_variant)v, npi, c, sizes[i]),
+                           r->state[v][npi]);
+            print_ratio(ratio(r, npi, c, sizes[i]));
+        }
+        printf("\n");
+    }
+}
+
+/* ------------------------------------------------------------ goals */
+
+/* The worst ratio of collective c at rank count npi over the sizes up to
+ * max_bytes; -1 if a figure is missing. */
+static double worst(const olc_results *r, int npi, olc_coll c, int max_bytes,
+                    int *at)
+{
+    const int *sizes;
+    int n = olc_sizes(c, r->quick, &sizes);
+    double w = 0;
+    for (int i = 0; i < n && sizes[i] <= max_bytes; i++) {
+        double x = ratio(r, npi, c, sizes[i]);
+        if (x < 0)
+            return -1;
+        if (x > w)
+            w = x, *at = sizes[i];
+    }
+    return w;
+}
+
+/* Prints one goal line; returns 1 PASS, 0 MISS, -1 n/a. */
+static int goal(const olc_results *r, int npi, olc_coll c, int max_bytes,
+                double bound, const char *what)
+{
+    char label[80], b[24];
+    int at = 0;
+    double x = worst(r, npi, c, max_bytes, &at);
+    snprintf(label, sizeof label, "%s np%d %s", olc_coll_name(c), olc_np(npi),
+             what);
+    if (x < 0) {
+        printf("  %-38s %8s   (%s)\n", label, "n/a",
+               r->state[OLC_OMPI_TCP][npi] == OLC_ST_ABSENT
+                   ? "Open MPI is not installed" : "figures missing");
+        return -1;
+    }
+    printf("  %-38s %8.2f   at %-7s goal <= %-4g %s\n", label, x,
+           fmt_bytes(b, sizeof b, at), bound, x <= bound ? "PASS" : "MISS");
+    return x <= bound;
+}
+
+static void print_goals(const olc_results *r)
+{
+    int count[3] = {0, 0, 0}; /* n/a, MISS, PASS */
+    printf("\ngoals (worst weft / openmpi_tcp ratio of medians over the "
+           "sizes, same run):\n");
+    for (int npi = 0; npi < OLC_NNPS; npi++) {
+        for (int c = 0; c < OLC_NCOLLS; c++)
+            count[1 + goal(r, npi, (olc_coll)c, OLC_MAX_BYTES, GOAL_ANY,
+                           "all sizes")]++;
+        count[1 + goal(r, npi, OLC_ALLREDUCE, GOAL_SMALL, GOAL_ALLREDUCE,
+                       "<= 1 KiB")]++;
+    }
+    printf("  goal lines: %d PASS, %d MISS, %d n/a\n", count[2], count[1],
+           count[0]);
+}
+
+void olc_report_print(const olc_results *r)
+{
+    for (int c = 0; c < OLC_NCOLLS; c++)
+        print_coll(r, (olc_coll)c);
+    print_goals(r);
+    printf("\n");
+    bench_table_print_notes(&r->notes, stdout);
+    for (int v = 0; v < OLC_NVARIANTS; v++)
+        for (int npi = 0; npi < OLC_NNPS; npi++)
+            bench_table_print_results(&r->tables[v][npi], "osu_like", stdout);
+}
+
+/* -------------------------------------------------------------- CSV */
+
+/* Rows by (variant, np, collective, size): each curve of the chart is a
+ * contiguous run. Columns 9-11 (collective, bytes, np) are for it. */
+int olc_report_csv(const olc_results *r, const char *path)
+{
+    FILE *f = lb_make_parent_dirs(path) == 0 ? fopen(path, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "osu_like: cannot write %s: %s\n", path,
+                strerror(errno));
+        return -1;
+    }
+    fprintf(f, "bench,case,variant,metric,median,min,max,unit,coll,bytes,np\n");
+    for (int v = 0; v < OLC_NVARIANTS; v++)
+        for (int npi = 0; npi < OLC_NNPS; npi++)
+            for (int c = 0; c < OLC_NCOLLS; c++) {
+                const int *sizes;
+                int n = olc_sizes((olc_coll)c, r->quick, &sizes);
+                for (int i = 0; i < n; i++) {
+                    const bench_row *row = find(r, (olc_variant)v, npi,
+                                                (olc_coll)c, sizes[i]);
+                    if (row)
+                        fprintf(f, "osu_like,%s,%s,%s,%.6g,%.6g,%.6g,%s,%s,%d,%d\n",
+                                row->case_name, row->variant, row->metric,
+                                row->st.median, row->st.min, row->st.max,
+                                row->unit, olc_coll_name((olc_coll)c),
+                                sizes[i], olc_np(npi));
+                }
+            }
+    return fclose(f) == 0 ? 0 : -1;
+}

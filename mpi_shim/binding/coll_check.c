@@ -1,0 +1,88 @@
+/* Argument checks and the call path of the collective bindings.
+ *
+ * Design: the checks name the first bad argument by its MPI error class,
+ * in the order Open MPI reports them (communicator, then per-rank data:
+ * count, datatype, buffer; then root, op), so a program testing its error
+ * paths sees the same class under both. Only arguments significant on the
+ * calling rank are checked (MPI lets the others be anything). Then one
+ * path runs or starts the collective: blocking calls wait in the engine;
+ * nonblocking ones get a request completed by the engine's collective
+ * thread (engine/coll_run.c).
+ *
+ * Rejected: per-collective copies of the count/type/buffer checks.
+ * Invariants: a nonblocking call that fails leaves *req MPI_REQUEST_NULL.
+ * Locking: none (reads read-only fields of handles).
+ */
+#include "binding/coll_check.h"
+#include "engine/datatype.h"
+#include "engine/op.h"
+
+_Static_assert(MPI_IN_PLACE == WMPI_IN_PLACE, "MPI_IN_PLACE");
+
+static int bad_type(MPI_Datatype dt)
+{
+    return !dt || !wmpi_datatype_committed(dt);
+}
+
+int wmpi_check_coll_buf(const void *buf, int count, MPI_Datatype dt)
+{
+    if (count < 0)
+        return MPI_ERR_COUNT;
+    if (bad_type(dt))
+        return MPI_ERR_TYPE;
+    if (!buf && count > 0 && dt->size > 0)
+        return MPI_ERR_BUFFER;
+    return MPI_SUCCESS;
+}
+
+int wmpi_check_coll_bufv(const void *buf, const int counts[], const int displs[],
+                         int n, MPI_Datatype dt)
+{
+    int any = 0;
+
+    if (!counts || !displs)
+        return MPI_ERR_ARG;
+    for (int i = 0; i < n; i++) {
+        if (counts[i] < 0)
+            return MPI_ERR_COUNT;
+        any |= counts[i] > 0;
+    }
+    if (bad_type(dt))
+        return MPI_ERR_TYPE;
+    if (!buf && any && dt->size > 0)
+        return MPI_ERR_BUFFER;
+    return MPI_SUCCESS;
+}
+
+int wmpi_check_root(int root, MPI_Comm comm)
+{
+    return root < 0 || root >= comm->size ? MPI_ERR_ROOT : MPI_SUCCESS;
+}
+
+int wmpi_check_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                      MPI_Op op)
+{
+    int cls = wmpi_check_coll_buf(sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, dt);
+
+    if (cls)
+        return cls;
+    if (!op || !wmpi_op_valid(op, dt))
+        return MPI_ERR_OP;
+    return MPI_SUCCESS;
+}
+
+int wmpi_coll_go(MPI_Comm comm, int cls, int kind, const wmpi_coll_args *a,
+                 int nonblocking, MPI_Request *req, const char *fn)
+{
+    if (nonblocking && req)
+        *req = MPI_REQUEST_NULL;
+    if (comm && comm->remote_size > 0) /* intercommunicator collectives */
+        cls = MPI_ERR_UNSUPPORTED_OPERATION;
+    if (cls)
+        return wmpi_fail(comm, cls, fn);
+    if (nonblocking && !req)
+        return wmpi_fail(comm, MPI_ERR_REQUEST, fn);
+    if (!nonblocking)
+        return wmpi_return(comm, wmpi_coll(kind, a, comm), fn);
+    return wmpi_return(comm, wmpi_icoll(kind, a, comm, req), fn);
+}

@@ -1,0 +1,115 @@
+/* MPI_Allgather(v) schedules: Bruck's algorithm for short blocks, a ring
+ * for long ones and for the v form.
+ *
+ * Design.
+ *  - Bruck (short): a scratch buffer holds blocks in the order
+ *    rank, rank + 1, ... (mod n). In round j (distance d = 2^j) each rank
+ *    sends its first min(d, n - d) blocks to rank - d and appends as many
+ *    from rank + d. After ceil(log2 n) rounds it holds all n blocks,
+ *    rotated by its rank; one local pass puts them in place. Works for
+ *    any n, not only powers of two.
+ *  - Ring (long, and allgatherv): n - 1 rounds; in round i each rank
+ *    passes block (rank - i) to its right neighbour and receives block
+ *    (rank - i - 1) from its left one, straight into the user's buffer.
+ *    Every link carries each block once: bandwidth-optimal.
+ * Blocks travel with the receive datatype (rcount elements of rdt at
+ * rank * rcount): every rank's block has that signature.
+ *
+ * Rejected: recursive doubling (powers of two only, or an extra phase);
+ * gather + broadcast (twice the rounds, a hot root).
+ *
+ * Invariants: after the schedule block r of rbuf holds rank r's data.
+ * Locking: none (messages through coll_util.c).
+ */
+#include "engine/coll_impl.h"
+#include "engine/datatype.h"
+
+#define ALLGATHER_LONG ((int64_t)32 * 1024) /* bytes of all blocks together */
+
+static int64_t block_count(const wmpi_coll_args *a, int r)
+{
+    return a->rcounts ? a->rcounts[r] : a->rcount;
+}
+
+static char *block_at(const wmpi_coll_args *a, int r)
+{
+    int64_t disp = a->rdispls ? a->rdispls[r] : (int64_t)r * a->rcount;
+
+    if (block_count(a, r) == 0) /* the buffer may be NULL: no arithmetic */
+        return a->rbuf;
+    return wmpi_coll_at(a->rbuf, disp, a->rdt);
+}
+
+static int own_block(const wmpi_coll_call *k, const wmpi_coll_args *a)
+{
+    if (a->sbuf == WMPI_IN_PLACE)
+        return 0;
+    return wmpi_coll_copy(a->sbuf, a->scount, a->sdt, block_at(a, k->rank),
+                          block_count(a, k->rank), a->rdt);
+}
+
+static int ring(const wmpi_coll_call *k, const wmpi_coll_args *a)
+{
+    int n = k->size, me = k->rank, err = 0;
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+
+    for (int i = 0; i < n - 1 && !err; i++) {
+        int s = (me - i + n) % n, r = (me - i - 1 + 2 * n) % n;
+        err = wmpi_coll_sendrecv(k, i, block_at(a, s), block_count(a, s), a->rdt, right,
+                                 block_at(a, r), block_count(a, r), a->rdt, left);
+    }
+    return err;
+}
+
+static int bruck_rounds(const wmpi_coll_call *k, const wmpi_coll_args *a, char *tmp)
+{
+    int n = k->size, me = k->rank, err = 0;
+
+    for (int d = 1, step = 0; d < n && !err; d <<= 1, step++) {
+        int64_t cnt = (d < n - d ? d : n - d) * (int64_t)a->rcount;
+        err = wmpi_coll_sendrecv(k, step, tmp, cnt, a->rdt, (me - d + n) % n,
+                                 wmpi_coll_at(tmp, d * (int64_t)a->rcount, a->rdt),
+                                 cnt, a->rdt, (me + d) % n);
+    }
+    return err;
+}
+
+static int bruck(const wmpi_coll_call *k, const wmpi_coll_args *a)
+{
+    int n = k->size, me = k->rank, err;
+    wmpi_coll_tmp t;
+
+    err = wmpi_coll_tmp_alloc(&t, n * (int64_t)a->rcount, a->rdt);
+    if (!err)
+        err = wmpi_coll_copy(block_at(a, me), a->rcount, a->rdt, t.p, a->rcount, a->rdt);
+    if (!err)
+        err = bruck_rounds(k, a, t.p);
+    for (int i = 1; i < n && !err; i++)
+        err = wmpi_coll_copy(wmpi_coll_at(t.p, i * (int64_t)a->rcount, a->rdt),
+                             a->rcount, a->rdt, block_at(a, (me + i) % n),
+                             a->rcount, a->rdt);
+    wmpi_coll_tmp_free(&t);
+    return err;
+}
+
+int wmpi_coll_allgather_run(const wmpi_coll_call *k, const wmpi_coll_args *a)
+{
+    int64_t b = wmpi_datatype_bytes(a->rdt, a->rcount);
+    int err;
+
+    if (b < 0)
+        return (int)b;
+    err = own_block(k, a);
+    if (err || k->size == 1 || b == 0)
+        return err;
+    if (b * k->size < wmpi_coll_limit(ALLGATHER_LONG))
+        return bruck(k, a);
+    return ring(k, a);
+}
+
+int wmpi_coll_allgatherv_run(const wmpi_coll_call *k, const wmpi_coll_args *a)
+{
+    int err = own_block(k, a);
+
+    return err || k->size == 1 ? err : ring(k, a);
+}

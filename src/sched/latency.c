@@ -1,0 +1,117 @@
+/* How Weft's kernel threads get a CPU back fast when the machine is busy:
+ * a short kernel time slice for each of them, and detection of CPU
+ * contention so that idle workers stop spinning when spinning hurts.
+ *
+ * Why. A Weft process hands every wait to the kernel at some point (a
+ * worker sleeps on its futex, a blocker in epoll_wait), and a wake-up is
+ * only as fast as the kernel makes the woken thread run. On a machine whose
+ * CPUs are all busy (compute threads of ours, other processes), Linux's
+ * EEVDF scheduler lets the running task finish its slice unless the wakee
+ * asks for a shorter one; at HZ=250 the slice ends at a tick, so a woken
+ * thread waited up to 4 ms: measured with WEFT_IO_TRACE, the
+ * bench/mpi_reactivity p99 of ~3 ms was made of exactly such waits (blocker
+ * woken late, or a woken worker run late). A task that asks for a short
+ * slice (sched_setattr's sched_runtime, Linux >= 6.12) preempts the
+ * current one when it wakes (EEVDF's PREEMPT_SHORT). Its CPU share is
+ * unchanged (the slice is a latency request, not a weight), so Weft's
+ * threads ask for WEFT_KERNEL_SLICE_US (default 100 us; 0 keeps the
+ * kernel's default). Older kernels ignore the request (harmless).
+ *
+ * Spinning under contention. An idle worker that spins (polling for an
+ * event due any moment) is runnable, not asleep: when the kernel takes its
+ * CPU away it waits for its next turn like any runnable task, and it lost
+ * the wake-up preemption a sleeper would get. The trace showed it: the
+ * pong detected by a spinning worker 3 ms late. So an idle worker watches
+ * its own clock while it spins: a gap of more than GAP_NS between two
+ * readings means it was descheduled, i.e. the CPUs are oversubscribed. The
+ * scheduler then records contention for CONTENDED_NS, during which idle
+ * workers (and the I/O server's spin budget, via wf_sched_contended) sleep
+ * at once instead of spinning, and wake-ups are served by the kernel
+ * within the short slice above. Rejected: reading /proc/loadavg (a 5 s
+ * average, and other processes' load says nothing about our CPUs' turns);
+ * never spinning (a ping-pong on idle cores then pays two cross-CPU
+ * wake-ups per message, ~40 us, where polling costs ~5 us).
+ *
+ * Invariants: contended_until only moves forward (relaxed max).
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sched/sched_internal.h"
+
+#define DEFAULT_SLICE_US 100
+#define GAP_NS (150 * 1000LL)          /* a spin round never takes this long */
+#define CONTENDED_NS (50 * 1000 * 1000LL)
+
+/* struct sched_attr of the kernel ABI (linux/sched/types.h clashes with
+ * glibc's sched.h). */
+struct kernel_sched_attr {
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t priority;
+    uint64_t runtime, deadline, period;
+};
+
+static long slice_us = DEFAULT_SLICE_US;
+static int64_t contended_until; /* atomic */
+
+int wf_latency_config(void)
+{
+    int err = wf_env_long("WEFT_KERNEL_SLICE_US", 0, 100 * 1000, &slice_us);
+    if (err > 0 && slice_us > 0 && slice_us < 100) {
+        fprintf(stderr, "weft: WEFT_KERNEL_SLICE_US must be 0 or at least 100\n");
+        return WEFT_EINVAL;
+    }
+    return err < 0 ? err : 0;
+}
+
+void wf_latency_slice_apply(void)
+{
+    struct kernel_sched_attr a;
+    if (slice_us <= 0)
+        return;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.policy = SCHED_OTHER;
+    a.nice = getpriority(PRIO_PROCESS, 0); /* keep the thread's nice */
+    a.runtime = (uint64_t)slice_us * 1000;
+    syscall(SYS_sched_setattr, 0, &a, 0); /* refused or ignored: no harm */
+}
+
+void wf_sched_helper_init(void)
+{
+    wf_sched_helper_affinity();
+    wf_latency_slice_apply();
+}
+
+void wf_latency_note_gap(int64_t prev_ns, int64_t now_ns)
+{
+    if (now_ns - prev_ns < GAP_NS)
+        return;
+    int64_t until = now_ns + CONTENDED_NS;
+    int64_t cur = __atomic_load_n(&contended_until, __ATOMIC_RELAXED);
+    while (cur < until && !__atomic_compare_exchange_n(&contended_until, &cur, until, 1,
+                                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+int wf_sched_contended(void)
+{
+    struct timespec ts;
+    int64_t until = __atomic_load_n(&contended_until, __ATOMIC_RELAXED);
+    if (until == 0)
+        return 0;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec < until;
+}
+
+int wf_sched_nready(void)
+{
+    return __atomic_load_n(&wf_g.nready, __ATOMIC_RELAXED);
+}

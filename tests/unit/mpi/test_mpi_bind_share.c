@@ -1,0 +1,103 @@
+/* The MPI shim's binding of local ranks (wmpi_bind_local_rank, engine/
+ * bind.c): with n local ranks on c >= n allowed CPUs, local rank r is bound
+ * to the allowed CPUs of index [r*c/n, (r+1)*c/n) - shares that are
+ * disjoint and together cover the allowed set; nothing changes with
+ * WEFT_MPI_BIND=none, with more local ranks than CPUs, with one local rank,
+ * or without the launcher's variables. Weft's runtime is not started here
+ * (binding happens only before it starts). Skipped on one CPU.
+ */
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "engine/internal.h"
+
+static cpu_set_t allowed;
+
+static int setup(void **state)
+{
+    (void)state;
+    return sched_getaffinity(0, sizeof allowed, &allowed);
+}
+
+static void restore(void)
+{
+    sched_setaffinity(0, sizeof allowed, &allowed);
+    unsetenv("WEFT_MPI_BIND");
+    unsetenv("WEFT_MPI_LOCAL_SIZE");
+    unsetenv("WEFT_MPI_LOCAL_RANK");
+}
+
+/* Bind as local rank r of n (bind mode `mode`, NULL: default); the
+ * resulting set in *out. */
+static void bind_as(int r, int n, const char *mode, cpu_set_t *out)
+{
+    char rs[16], ns[16];
+    restore();
+    snprintf(rs, sizeof rs, "%d", r);
+    snprintf(ns, sizeof ns, "%d", n);
+    setenv("WEFT_MPI_LOCAL_RANK", rs, 1);
+    setenv("WEFT_MPI_LOCAL_SIZE", ns, 1);
+    if (mode)
+        setenv("WEFT_MPI_BIND", mode, 1);
+    wmpi_bind_local_rank();
+    assert_int_equal(sched_getaffinity(0, sizeof *out, out), 0);
+    restore();
+}
+
+static void need_two_cpus(void)
+{
+    if (CPU_COUNT(&allowed) < 2) {
+        print_message("one CPU allowed: nothing to share\n");
+        skip();
+    }
+}
+
+static void test_shares_partition_the_cpus(void **state)
+{
+    (void)state;
+    need_two_cpus();
+    int c = CPU_COUNT(&allowed), n = c < 4 ? c : 4;
+    cpu_set_t all, share;
+    CPU_ZERO(&all);
+    for (int r = 0; r < n; r++) {
+        cpu_set_t common;
+        bind_as(r, n, NULL, &share);
+        assert_int_equal(CPU_COUNT(&share), (r + 1) * c / n - r * c / n);
+        CPU_AND(&common, &share, &all);
+        assert_int_equal(CPU_COUNT(&common), 0); /* disjoint */
+        CPU_OR(&all, &all, &share);
+    }
+    assert_true(CPU_EQUAL(&all, &allowed)); /* together: everything */
+}
+
+static void test_left_alone(void **state)
+{
+    (void)state;
+    need_two_cpus();
+    cpu_set_t got;
+    bind_as(1, 2, "none", &got);
+    assert_true(CPU_EQUAL(&got, &allowed));
+    bind_as(0, CPU_COUNT(&allowed) + 1, NULL, &got); /* oversubscribed */
+    assert_true(CPU_EQUAL(&got, &allowed));
+    bind_as(0, 1, NULL, &got);
+    assert_true(CPU_EQUAL(&got, &allowed));
+    restore(); /* no launcher variables at all */
+    wmpi_bind_local_rank();
+    assert_int_equal(sched_getaffinity(0, sizeof got, &got), 0);
+    assert_true(CPU_EQUAL(&got, &allowed));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shares_partition_the_cpus),
+        cmocka_unit_test(test_left_alone),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
