@@ -17,6 +17,8 @@
 #include <stdio.h>
 
 #include "binding/binding.h"
+#include "binding/errclass.h"
+#include "engine/comm.h"
 
 static int init(int required, int *provided, const char *fn)
 {
@@ -32,6 +34,7 @@ static int init(int required, int *provided, const char *fn)
         return wmpi_return(NULL, err, fn);
     if (provided)
         *provided = got;
+    wmpi_attr_set_lastusedcode(wmpi_errclass_last()); /* MPI_LASTUSEDCODE */
     return MPI_SUCCESS;
 }
 
@@ -58,6 +61,9 @@ int PMPI_Finalize(void)
     int err;
 
     WMPI_NEED_INIT("MPI_Finalize");
+    /* MPI-3.1 8.7.1: MPI_COMM_SELF's attributes are deleted first, so
+     * their delete callbacks can act at finalize time. */
+    wmpi_attr_delete_all(MPI_COMM_SELF);
     err = wmpi_finalize();
     if (err)
         return wmpi_return(NULL, err, "MPI_Finalize");

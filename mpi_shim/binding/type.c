@@ -8,7 +8,9 @@
  * says for MPI_Type_size). MPI_Type_free drops the handle's reference: a
  * pending operation or a type built on it keeps the type alive. Freeing a
  * predefined type is MPI_ERR_TYPE, as in Open MPI; committing one is a
- * no-op. Datatypes have no error handler of their own, so errors go to
+ * no-op. MPI_Type_dup copies the attributes through their copy callbacks
+ * and MPI_Type_free runs the delete callbacks first (engine/attr.c; a
+ * callback's error leaves the type as it was). Datatypes have no error handler of their own, so errors go to
  * MPI_COMM_WORLD's.
  *
  * Rejected: copying the name on MPI_Type_dup (Open MPI names the copy
@@ -22,6 +24,7 @@
 #include <string.h>
 
 #include "binding/binding.h"
+#include "engine/comm.h"
 #include "engine/datatype.h"
 
 _Static_assert(MPI_MAX_OBJECT_NAME == WMPI_MAX_TYPE_NAME, "type names");
@@ -138,11 +141,16 @@ WMPI_ALIAS(Type_commit)
 
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
+    int err;
+
     WMPI_NEED_INIT("MPI_Type_free");
     if (!datatype)
         return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Type_free");
     if (!*datatype || wmpi_datatype_is_predefined(*datatype))
         return wmpi_fail(NULL, MPI_ERR_TYPE, "MPI_Type_free");
+    err = wmpi_type_attr_delete_all(*datatype); /* delete callbacks */
+    if (err) /* the type stays, as MPI_Comm_free leaves a communicator */
+        return wmpi_return(NULL, err, "MPI_Type_free");
     wmpi_datatype_release(*datatype);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
@@ -160,6 +168,11 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     err = wmpi_datatype_create(&a, newtype);
     if (!err && wmpi_datatype_committed(oldtype))
         wmpi_datatype_commit(*newtype); /* a dup is committed if old was */
+    if (!err && (err = wmpi_type_attr_copy_all(oldtype, *newtype)) != 0) {
+        wmpi_type_attr_delete_all(*newtype); /* as MPI_Comm_dup does */
+        wmpi_datatype_release(*newtype);     /* discards what is left */
+        *newtype = MPI_DATATYPE_NULL;
+    }
     return wmpi_return(NULL, err, "MPI_Type_dup");
 }
 WMPI_ALIAS(Type_dup)

@@ -20,6 +20,7 @@
  */
 #include <string.h>
 
+#include "engine/comm.h"
 #include "engine/internal.h"
 
 #define ALIGN 16
@@ -130,6 +131,8 @@ int wmpi_bsend_start_locked(wmpi_request *user)
         return WEFT_ENOMEM;
     }
     *s = *user;
+    if (s->comm_held) /* the copy holds its own communicator reference */
+        wmpi_comm_retain(s->comm);
     s->next = s->prev = NULL;
     s->complete = 0;
     s->persistent = s->active = 0;

@@ -105,7 +105,7 @@ void wmpi_comm_get_name(wmpi_comm *c, char *name, int *len);
  * MPI_COMM_NULL) with one reference; collective over c (create_group: over
  * g's members only, using `tag` on c). The new communicator has no name,
  * no error handler (the binding copies c's), and, for dup, c's attributes
- * (through their copy callbacks) and topology.
+ * (through their copy callbacks), topology and info hints.
  * Errors: those of the messages, WEFT_ENOMEM, -ENOSPC (no context id free
  * on every member), WEFT_EINVAL (g not a subgroup of c), a copy
  * callback's code. Blocks: the caller. */
@@ -196,6 +196,31 @@ void wmpi_attr_discard(wmpi_comm *c);
 void wmpi_attr_init_world(wmpi_comm *world, int world_size);
 /* MPI_LASTUSEDCODE's value (the bindings own the error codes). */
 void wmpi_attr_set_lastusedcode(int code);
+
+/* Datatype attributes (MPI_Type_create_keyval...): the same engine and
+ * the same errors as the communicator functions above. A keyval belongs
+ * to the kind of object it was created for; used on another kind it is
+ * unknown (WEFT_EINVAL: MPI_ERR_KEYVAL). */
+enum wmpi_attr_kind { WMPI_ATTR_COMM = 0, WMPI_ATTR_TYPE = 1 };
+typedef int wmpi_type_copy_attr_fn(wmpi_datatype *old, int keyval,
+                                   void *extra, void *val_in, void *val_out,
+                                   int *flag);
+typedef int wmpi_type_delete_attr_fn(wmpi_datatype *t, int keyval, void *val,
+                                     void *extra);
+int wmpi_type_keyval_create(wmpi_type_copy_attr_fn *copy,
+                            wmpi_type_delete_attr_fn *del, void *extra,
+                            int *keyval);
+int wmpi_type_keyval_free(int keyval);
+int wmpi_type_attr_set(wmpi_datatype *t, int keyval, void *val);
+int wmpi_type_attr_get(wmpi_datatype *t, int keyval, void **val, int *flag);
+int wmpi_type_attr_delete(wmpi_datatype *t, int keyval);
+/* MPI_Type_dup: copy through the copy callbacks to fresh type nt. */
+int wmpi_type_attr_copy_all(wmpi_datatype *old, wmpi_datatype *nt);
+/* MPI_Type_free: delete every attribute through the delete callbacks. */
+int wmpi_type_attr_delete_all(wmpi_datatype *t);
+/* Free t's remaining entries without callbacks (destruction; takes the
+ * attribute lock, a leaf lock, so it may run under the engine lock). */
+void wmpi_type_attr_discard(wmpi_datatype *t);
 
 /* ------------------------------------------------ Cartesian topologies */
 

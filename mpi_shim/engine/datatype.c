@@ -85,7 +85,7 @@ static int pair_has_hole(const wmpi_datatype *dt)
            dt->pair_index_offset != dt->pair_value_size;
 }
 
-const wmpi_seg *wmpi_dt_segs(const wmpi_datatype *dt, wmpi_seg tmp[2],
+const wmpi_seg *wmpi_datatype_segs(const wmpi_datatype *dt, wmpi_seg tmp[2],
                              int64_t *n)
 {
     if (dt->derived) {
@@ -121,7 +121,7 @@ int wmpi_datatype_dense(const wmpi_datatype *dt, int64_t count,
 {
     wmpi_seg tmp[2];
     int64_t n;
-    const wmpi_seg *s = wmpi_dt_segs(dt, tmp, &n);
+    const wmpi_seg *s = wmpi_datatype_segs(dt, tmp, &n);
 
     *offset = 0;
     if (dt->size == 0 || count == 0)

@@ -66,7 +66,7 @@ static void walk(wmpi_build *b, const wmpi_datatype *old, const grid *q,
     int n = q->n, k;
     int64_t base;
 
-    step[n - 1] = wmpi_dt_extent(old);
+    step[n - 1] = wmpi_datatype_extent64(old);
     for (k = n - 2; k >= 0; k--)
         step[k] = wmpi_build_mul(b, step[k + 1], q->g[dim_of(q, k + 1)]);
     for (k = 0; k < n; k++)

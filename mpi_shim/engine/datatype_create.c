@@ -152,7 +152,7 @@ static void emit(build *b, const wmpi_datatype *dt, int64_t reps,
 {
     wmpi_seg tmp[2], s;
     int64_t n;
-    const wmpi_seg *cs = wmpi_dt_segs(dt, tmp, &n);
+    const wmpi_seg *cs = wmpi_datatype_segs(dt, tmp, &n);
 
     if (n == 1 && cs[0].count == 1) {
         append(b, (wmpi_seg){ disp + cs[0].disp, cs[0].len, reps,
@@ -236,7 +236,7 @@ void wmpi_build_bounds(build *b, int64_t lb, int64_t ub)
     b->marked = 1;
 }
 
-int64_t wmpi_dt_extent(const wmpi_datatype *dt)
+int64_t wmpi_datatype_extent64(const wmpi_datatype *dt)
 {
     child c;
 
@@ -259,7 +259,7 @@ static int build_vector(build *b, const wmpi_type_args *a)
     int count = a->ints[0], bl = a->ints[1];
     wmpi_datatype *old = a->types[0];
     int64_t stride = a->combiner == WMPI_COMBINER_VECTOR
-                         ? mul(b, a->ints[2], wmpi_dt_extent(old)) : a->aints[0];
+                         ? mul(b, a->ints[2], wmpi_datatype_extent64(old)) : a->aints[0];
 
     if (count < 0 || bl < 0)
         return WEFT_EINVAL;
@@ -284,7 +284,7 @@ static int build_indexed(build *b, const wmpi_type_args *a)
         return WEFT_EINVAL;
     for (int i = 0; i < count && !b->err; i++) {
         old = a->types[c == WMPI_COMBINER_STRUCT ? i : 0];
-        disp = bytes ? a->aints[i] : mul(b, idisp[i], wmpi_dt_extent(old));
+        disp = bytes ? a->aints[i] : mul(b, idisp[i], wmpi_datatype_extent64(old));
         block(b, old, bl[each ? 0 : i], disp);
     }
     return 0;

@@ -73,7 +73,7 @@ int64_t wmpi_build_add(wmpi_build *b, int64_t x, int64_t y);
 /* Set the type's lb and ub explicitly (as markers, like resized). */
 void wmpi_build_bounds(wmpi_build *b, int64_t lb, int64_t ub);
 /* ub - lb of dt. */
-int64_t wmpi_dt_extent(const wmpi_datatype *dt);
+int64_t wmpi_datatype_extent64(const wmpi_datatype *dt);
 
 /* The array combiners (datatype_array.c): 0 or WEFT_EINVAL/ENOMEM. */
 int wmpi_build_subarray(wmpi_build *b, const wmpi_type_args *a);
@@ -81,7 +81,7 @@ int wmpi_build_darray(wmpi_build *b, const wmpi_type_args *a);
 
 /* The segments of one element of dt: its own for a derived type, else
  * built into tmp[2]. Sets *n. */
-const wmpi_seg *wmpi_dt_segs(const wmpi_datatype *dt, wmpi_seg tmp[2],
+const wmpi_seg *wmpi_datatype_segs(const wmpi_datatype *dt, wmpi_seg tmp[2],
                              int64_t *n);
 
 #endif /* WMPI_DATATYPE_IMPL_H */

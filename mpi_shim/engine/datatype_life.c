@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/comm.h"
 #include "engine/datatype_impl.h"
 #include "engine/internal.h"
 
@@ -36,6 +37,7 @@ void wmpi_datatype_release(wmpi_datatype *dt)
 
     if (!d || __atomic_sub_fetch(&d->refs, 1, __ATOMIC_ACQ_REL) > 0)
         return;
+    wmpi_type_attr_discard(dt); /* left by a failed MPI_Type_dup */
     for (int i = 0; i < d->args.nt; i++)
         wmpi_datatype_release(d->args.types[i]);
     free((void *)d->args.aints);

@@ -96,7 +96,7 @@ static int64_t walk(int dir, const wmpi_datatype *dt, int64_t count,
 {
     wmpi_seg tmp[2];
     int64_t n, size = (int64_t)dt->size, ext = (int64_t)dt->extent;
-    const wmpi_seg *s = wmpi_dt_segs(dt, tmp, &n);
+    const wmpi_seg *s = wmpi_datatype_segs(dt, tmp, &n);
     int64_t whole, done = 0, off;
 
     if (size == 0 || bytes <= 0)

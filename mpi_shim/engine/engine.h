@@ -83,6 +83,8 @@ typedef struct wmpi_datatype {
      * For derived types size, extent and name are set by the engine and
      * basic is min(basic elements per element, INT_MAX). */
     struct wmpi_dtd *derived;
+    /* private: cached attributes (engine/attr.c), any type; NULL: none */
+    struct wmpi_attr *attrs;
 } wmpi_datatype;
 
 /* Bytes `count` elements of `dt` occupy on the wire: count * size (the

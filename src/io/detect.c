@@ -168,8 +168,13 @@ void wf_io_after_publish(weft_io_t h)
         wf_io_engage(h);
         return;
     }
-    if (__atomic_load_n(&n_idle_awake, __ATOMIC_SEQ_CST) > 0)
-        return; /* an idle worker polls it, and engages the blocker after */
+    if (__atomic_load_n(&n_idle_awake, __ATOMIC_SEQ_CST) > 0) {
+        /* An idle worker polls it, and engages the blocker after; the
+         * poller covers the case where that worker picks up a thread and
+         * its at_switch misses the wait (a futex wake only if it slept). */
+        wf_io_poller_kick();
+        return;
+    }
     /* The caller's worker will spin on it: a blocker engaged now would sit
      * in epoll_wait beside the spinner, be woken by the same event and
      * take a CPU from it (measured: the blocker then detected nearly every

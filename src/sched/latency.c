@@ -22,8 +22,9 @@
  * CPU away it waits for its next turn like any runnable task, and it lost
  * the wake-up preemption a sleeper would get. The trace showed it: the
  * pong detected by a spinning worker 3 ms late. So an idle worker watches
- * its own clock while it spins: a gap of more than GAP_NS between two
- * readings means it was descheduled, i.e. the CPUs are oversubscribed. The
+ * its clocks while it spins: more than OFF_CPU_NS of wall time without CPU
+ * time (CLOCK_THREAD_CPUTIME_ID) over a spin round means it was
+ * descheduled, i.e. the CPUs are oversubscribed. The
  * scheduler then records contention for CONTENDED_NS, during which idle
  * workers (and the I/O server's spin budget, via wf_sched_contended) sleep
  * at once instead of spinning, and wake-ups are served by the kernel
@@ -45,7 +46,7 @@
 #include "sched/sched_internal.h"
 
 #define DEFAULT_SLICE_US 100
-#define GAP_NS (150 * 1000LL)          /* a spin round never takes this long */
+#define OFF_CPU_NS (100 * 1000LL)      /* runnable, not running: descheduled */
 #define CONTENDED_NS (50 * 1000 * 1000LL)
 
 /* struct sched_attr of the kernel ABI (linux/sched/types.h clashes with
@@ -90,11 +91,13 @@ void wf_sched_helper_init(void)
     wf_latency_slice_apply();
 }
 
-void wf_latency_note_gap(int64_t prev_ns, int64_t now_ns)
+void wf_latency_note_off_cpu(int64_t off_ns)
 {
-    if (now_ns - prev_ns < GAP_NS)
+    if (off_ns < OFF_CPU_NS)
         return;
-    int64_t until = now_ns + CONTENDED_NS;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t until = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + CONTENDED_NS;
     int64_t cur = __atomic_load_n(&contended_until, __ATOMIC_RELAXED);
     while (cur < until && !__atomic_compare_exchange_n(&contended_until, &cur, until, 1,
                                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))

@@ -223,9 +223,9 @@ void wf_sched_helper_affinity(void);
 /* latency.c */
 int wf_latency_config(void);          /* WEFT_KERNEL_SLICE_US; 0 or WEFT_EINVAL */
 void wf_latency_slice_apply(void);    /* the calling kernel thread */
-/* An idle worker read its clock at prev_ns and now at now_ns while
- * spinning: note contention if it was descheduled in between. */
-void wf_latency_note_gap(int64_t prev_ns, int64_t now_ns);
+/* A spinning idle worker was off its CPU for off_ns (wall time minus its
+ * CPU time) over a spin round: note contention if that is long. */
+void wf_latency_note_off_cpu(int64_t off_ns);
 
 /* safepc.c */
 int wf_safepc_init(void);

@@ -115,10 +115,19 @@ static int64_t monotonic_ns(void)
  * about to send us the very event we wait for, may need. A worker found
  * descheduled mid-spin stops spinning, and none spins while the CPUs are
  * contended (latency.c): a sleeper is woken faster than a spinner whose
- * CPU was taken. */
+ * CPU was taken. "Descheduled" is wall time minus the thread's CPU time
+ * over a round: a long hook (progress moving data) is not mistaken for
+ * it. */
+static int64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static wf_thread *find_work(wf_worker *w)
 {
-    int64_t prev = monotonic_ns(), until = prev + IDLE_SPIN_NS;
+    int64_t prev = monotonic_ns(), prev_cpu = thread_cpu_ns(), until = prev + IDLE_SPIN_NS;
     for (;;) {
         for (int i = 0; i < 16; i++) {
             if (work_visible(w) || wf_hooks_idle_poll() > 0) {
@@ -130,11 +139,12 @@ static wf_thread *find_work(wf_worker *w)
                 return NULL;
             wf_cpu_relax();
         }
-        int64_t now = monotonic_ns();
-        wf_latency_note_gap(prev, now);
+        int64_t now = monotonic_ns(), cpu = thread_cpu_ns();
+        wf_latency_note_off_cpu((now - prev) - (cpu - prev_cpu));
         if (now >= until || wf_sched_contended())
             return NULL;
         prev = now;
+        prev_cpu = cpu;
     }
 }
 
