@@ -77,8 +77,9 @@ int wmpi_coll(int kind, const wmpi_coll_args *a, wmpi_comm *c);
 
 /* Start collective `kind` on c; *out is a request that completes (with
  * the collective's error in its status) when this rank's part is done.
- * The datatypes are retained until then. Errors: WEFT_ENOMEM (no request
- * or thread; *out is NULL). Blocks: no. */
+ * The datatypes and the op are retained until then, c until the request
+ * is released. Errors: WEFT_ENOMEM (no request or thread; *out is NULL).
+ * Blocks: no. */
 int wmpi_icoll(int kind, const wmpi_coll_args *a, wmpi_comm *c,
                wmpi_request **out);
 

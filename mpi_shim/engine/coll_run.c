@@ -15,6 +15,14 @@
  * a pooled stack and a run-queue push (microseconds at most), well below
  * the cost of a collective's own messages.
  *
+ * A plain pthread caller gets a kernel thread instead (tens of
+ * microseconds to create): the program's own threads may keep every
+ * worker blocked in the kernel (main waiting in pthread_join while its
+ * threads wait in MPI_Wait, with one worker per rank), and a ULT would
+ * then never run. A ULT caller that blocks its worker in the kernel while
+ * its collective is pending can still starve it on a one-worker runtime
+ * (as it starves every other ULT).
+ *
  * Rejected: schedules as state machines advanced by the progress engine
  * (libNBC's way): a second, harder form of every algorithm, for a saving
  * of one thread creation per call. A progress thread per process: see
@@ -26,6 +34,7 @@
  * last.
  * Locking: the engine lock only to complete the request.
  */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "engine/coll_impl.h"
@@ -118,10 +127,39 @@ static wmpi_request *coll_request(wmpi_comm *c)
     return r;
 }
 
+/* A ULT when the caller is one: cheap, and scheduled with the caller's
+ * other threads. */
+static int start_ult(coll_job *j)
+{
+    weft_thread_attr attr;
+
+    weft_thread_attr_init(&attr);
+    attr.detached = 1;
+    attr.name = "mpi-coll"; /* default stack (WEFT_STACK_SIZE): user ops
+                               run on it */
+    return weft_thread_create(NULL, &attr, job_main, j);
+}
+
+/* A kernel thread when the caller is a plain pthread: such a program may
+ * keep every Weft worker blocked in the kernel (main in pthread_join, with
+ * one worker per rank), and a ULT would then never run. */
+static int start_kernel_thread(coll_job *j)
+{
+    pthread_attr_t attr;
+    pthread_t t;
+    int err;
+
+    if (pthread_attr_init(&attr) != 0)
+        return WEFT_ENOMEM;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    err = pthread_create(&t, &attr, job_main, j);
+    pthread_attr_destroy(&attr);
+    return err ? -err : 0;
+}
+
 int wmpi_icoll(int kind, const wmpi_coll_args *a, wmpi_comm *c,
                wmpi_request **out)
 {
-    weft_thread_attr attr;
     coll_job *j;
     int err;
 
@@ -138,11 +176,10 @@ int wmpi_icoll(int kind, const wmpi_coll_args *a, wmpi_comm *c,
     hold_objects(a, 1);
     wmpi_coll_begin(&j->k, c);
     *out = j->req;
-    weft_thread_attr_init(&attr);
-    attr.detached = 1;
-    /* the default size (WEFT_STACK_SIZE): user ops run on this stack */
-    attr.name = "mpi-coll";
-    err = weft_thread_create(NULL, &attr, job_main, j);
+    if (weft_thread_self() != WEFT_THREAD_NULL)
+        err = start_ult(j);
+    else
+        err = start_kernel_thread(j);
     if (err) {
         /* the sequence number is spent: this communicator's collectives
          * are out of step from now on, as after any failed collective */

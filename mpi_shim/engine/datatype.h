@@ -224,6 +224,21 @@ int wmpi_datatype_set_name(wmpi_datatype *dt, const char *name);
 void wmpi_datatype_get_name(const wmpi_datatype *dt, char *name, int *len);
 #define WMPI_MAX_TYPE_NAME 64
 
+/* ------------------------------------------- external32 (external32.c) */
+
+/* The "external32" representation (MPI-3.1 13.5.2): the packed form with
+ * every basic value big-endian at the standard's fixed size (MPI_LONG 4,
+ * MPI_WCHAR 2, long double 16 as binary128...). wmpi_external32_size:
+ * bytes of `count` elements, or WEFT_EINVAL (count < 0, overflow).
+ * pack / unpack: like wmpi_datatype_pack / unpack (returns the external
+ * bytes written / read); errors: WEFT_EINVAL, WEFT_ENOMEM (a staging copy
+ * of the native packed form). Blocks: no. */
+int64_t wmpi_external32_size(const wmpi_datatype *dt, int64_t count);
+int64_t wmpi_external32_pack(const wmpi_datatype *dt, int64_t count,
+                             const void *buf, void *out);
+int64_t wmpi_external32_unpack(const wmpi_datatype *dt, int64_t count,
+                               const void *in, void *buf);
+
 /* --------------------------------------------------------- statuses */
 
 /* MPI_Get_count: whole elements of dt in `bytes` (the packed bytes a

@@ -6,7 +6,7 @@
 #include "mpi_test_util.h"
 
 /* What the callbacks saw. */
-static int copies, deletes, last_deleted;
+static int copies, deletes, deleted_sum, last_deleted;
 static MPI_Datatype last_copy_from, last_delete_on;
 
 static int copy_plus_100(MPI_Datatype old, int key, void *extra, void *in,
@@ -26,6 +26,7 @@ static int count_delete(MPI_Datatype t, int key, void *val, void *extra)
     (void)key, (void)extra;
     deletes++;
     last_deleted = (int)(intptr_t)val;
+    deleted_sum += last_deleted;
     last_delete_on = t;
     return MPI_SUCCESS;
 }
@@ -83,12 +84,15 @@ static void dup_and_free(int key)
     MPI_OK(MPI_Type_dup(d, &dd)); /* a dup of a dup copies again */
     CHECK(copies == 2 && get(dd, key, &flag) == 201 && flag, "dup of dup");
 
-    deletes = 0;
+    /* Weft runs the delete callbacks in MPI_Type_free (MPI-3.1 6.7.4);
+     * Open MPI 4.1 when the type's last reference goes (dd holds d), so
+     * the counts are checked once both are freed. */
+    deletes = deleted_sum = 0;
     MPI_OK(MPI_Type_free(&d));
-    CHECK(deletes == 1 && last_deleted == 101, "free: %d deletes of %d",
-          deletes, last_deleted);
     CHECK(get(t, key, &flag) == 1 && flag, "original lost its attribute");
     MPI_OK(MPI_Type_free(&dd));
+    CHECK(deletes == 2 && deleted_sum == 302, "free: %d deletes, sum %d",
+          deletes, deleted_sum);
     MPI_OK(MPI_Type_free(&t));
     CHECK(deletes == 3 && last_deleted == 1, "free: %d deletes", deletes);
     MPI_OK(MPI_Type_free_keyval(&nullkey));
