@@ -119,11 +119,14 @@ weft_io_t weft_io_current(void);
 
 typedef enum weft_io_strategy {
     /* Default. Poll at switches (at the adapted period) and, intensively,
-     * on idle workers: one idle worker keeps polling for a spin budget
-     * after each wait starts, then hands the handle over to its blocker
-     * thread and sleeps; when no worker is idle as a wait starts, the
-     * blocker takes over at once. The budget adapts to recent wait times,
-     * up to WEFT_IO_SPIN_US (default 500 us; 0: never spin). */
+     * on idle workers: one idle worker (often the waiter's own, which has
+     * nothing else to run) keeps polling for a spin budget after each wait
+     * starts, then hands the handle over to its blocker thread and sleeps;
+     * when no worker will be idle as a wait starts, the blocker takes over
+     * at once. The budget adapts to recent wait times, up to
+     * WEFT_IO_SPIN_US (default 500 us; 0: never spin). While the CPUs are
+     * oversubscribed (a spinning worker was found descheduled) nobody
+     * spins: the blocker takes over at once. */
     WEFT_IO_ADAPTIVE = 0,
     /* "Enhanced polling" (PM2): poll at switches, on idle workers, and
      * from the server's poller thread when no worker polled for a period;

@@ -29,12 +29,14 @@
  * workers never poll. The poller polls each poll-served handle that has
  * waiters and was not polled for its SANR period (detect.c) by anyone.
  * States: IDLE (futex sleep, no cost) -> ACTIVE (timed sleeps: the next
- * due poll, at most one tick); it returns to IDLE after 100 ms without
- * waiters. A waiter on such a class kicks it only if it is IDLE, so during
+ * due poll, at most one tick); SLOW when only the safety net below has
+ * work (timed sleeps of 10 ms; a kick makes it ACTIVE at once); it returns
+ * to IDLE after 100 ms without poll-served waiters. A waiter on such a class kicks it only if it is IDLE, so during
  * activity a wait costs no system call. It is also the safety net of the
- * adaptive strategy: a wait left to its own worker's spin (detect.c) that
- * nobody polls after all (the worker ran another thread) is handed to the
- * blocker within a tick (wf_io_check_unattended). Polls from here run on this kernel
+ * adaptive strategy: kicked by a busy worker whose at_switch could not take
+ * the registry lock (so may have missed a new wait), it hands every wait
+ * that nobody polls to its blocker (wf_io_check_unattended), every round
+ * while it lingers (every 10 ms when no poll is due). Polls from here run on this kernel
  * thread, not a worker: poll()/group() must not depend on running on a ULT.
  *
  * The server's threads block every signal: process-directed signals belong
@@ -46,8 +48,9 @@
 #include "io/io.h"
 
 #define LINGER_NS (100 * 1000 * 1000LL)
+#define SAFETY_NS (10 * 1000 * 1000LL) /* safety-net period, no poll due */
 
-enum { P_IDLE = 0, P_ACTIVE = 1 };
+enum { P_IDLE = 0, P_ACTIVE = 1, P_SLOW = 2 };
 
 static uint32_t poller_state; /* atomic */
 
@@ -168,7 +171,7 @@ static int poll_served_waiters(void)
     for (weft_io_t h = wf_io_registry; h && !any; h = h->reg_next)
         any = has_waiters(h) && wf_io_poll_served(h);
     wf_unlock(&wf_io_reg_lock);
-    return any || wf_io_check_unattended();
+    return any;
 }
 
 static void go_idle(void)
@@ -176,6 +179,19 @@ static void go_idle(void)
     __atomic_store_n(&poller_state, P_IDLE, __ATOMIC_SEQ_CST);
     if (poll_served_waiters())
         __atomic_store_n(&poller_state, P_ACTIVE, __ATOMIC_SEQ_CST);
+}
+
+/* Only the safety net to serve: sleep SAFETY_NS, unless a poll-served wait
+ * starts (its kick moves SLOW to ACTIVE). Store SLOW, then look for such
+ * waits; the kicker publishes its wait, then reads the state (Dekker). */
+static void slow_wait(int64_t until)
+{
+    uint32_t s = P_SLOW;
+    __atomic_store_n(&poller_state, P_SLOW, __ATOMIC_SEQ_CST);
+    if (!poll_served_waiters())
+        wf_futex_wait_until(&poller_state, P_SLOW, until);
+    __atomic_compare_exchange_n(&poller_state, &s, P_ACTIVE, 0, __ATOMIC_SEQ_CST,
+                                __ATOMIC_SEQ_CST);
 }
 
 static void *poller_main(void *arg)
@@ -191,14 +207,17 @@ static void *poller_main(void *arg)
         }
         int any = 0;
         int64_t now = wf_io_now(), next = poll_overdue(now, &any);
-        any |= wf_io_check_unattended();
+        wf_io_check_unattended();
         if (any)
             last_busy = now;
         else if (now - last_busy >= LINGER_NS) {
             go_idle();
             continue;
         }
-        wf_futex_wait_until(&poller_state, P_ACTIVE, next);
+        if (any)
+            wf_futex_wait_until(&poller_state, P_ACTIVE, next);
+        else
+            slow_wait(now + SAFETY_NS);
     }
     return NULL;
 }
@@ -215,8 +234,8 @@ void wf_io_poller_start(void)
 
 void wf_io_poller_kick(void)
 {
-    uint32_t s = P_IDLE;
-    if (__atomic_load_n(&poller_state, __ATOMIC_SEQ_CST) != P_IDLE)
+    uint32_t s = __atomic_load_n(&poller_state, __ATOMIC_SEQ_CST);
+    if (s == P_ACTIVE)
         return;
     if (__atomic_compare_exchange_n(&poller_state, &s, P_ACTIVE, 0,
                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))

@@ -153,7 +153,7 @@ int wf_io_poll_round(weft_io_t h, int how);
 void wf_io_after_publish(weft_io_t h);
 /* The poller's safety net: engage the blocker of every handle whose
  * waiters nobody polls (no idle worker awake) while it sleeps. Returns 1
- * if some blocker-served handle has waiters and a sleeping blocker. */
+ * if some blocker-served handle had waiters and a sleeping blocker. */
 int wf_io_check_unattended(void);
 int wf_io_hooks_install(void);
 int64_t wf_io_tick_ns(void);

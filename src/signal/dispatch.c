@@ -132,6 +132,7 @@ static const wf_sched_hooks sig_hooks = {
 static void *sig_thread_main(void *arg)
 {
     (void)arg;
+    wf_sched_helper_init(); /* not worker 0's pin; Weft's short slice */
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* leave signals to the others */

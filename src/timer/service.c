@@ -162,6 +162,7 @@ static void sleep_towards(uint32_t gen, int64_t until)
 static void *service_main(void *arg)
 {
     (void)arg;
+    wf_sched_helper_init(); /* not worker 0's pin; Weft's short slice */
     is_service = 1;
     wf_timer_precise_slack();
     pthread_setname_np(pthread_self(), "weft-timer");
