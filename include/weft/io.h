@@ -98,6 +98,17 @@ int weft_io_wait(weft_io_t h, void *arg);
  * Context: ULT or external, not a callback. Blocks: yes. */
 int weft_io_wait_until(weft_io_t h, void *arg, int64_t deadline);
 
+/* Poll `h` now, on the calling thread, and wake the waiters whose requests
+ * are ready. For event classes whose events the program itself can make
+ * happen outside any wait (a library's progress function run by a thread
+ * that tests instead of waiting): their waiters then need not wait for
+ * the next safe point or a blocker thread. Returns how many waiters were
+ * woken: 0 if none is waiting, or if another thread is polling `h` at
+ * this moment (that thread finds what is ready). With nobody waiting it
+ * costs one atomic load. Errors: WEFT_EINVAL (NULL).
+ * Context: ULT or external, not a callback. Blocks: no. */
+int weft_io_poll(weft_io_t h);
+
 /* Iteration over the waiting requests of `h`, oldest first, for group()
  * and poll() callbacks only (they hold the handle's serialisation):
  * assigns each request's `arg` (as given to weft_io_wait) to the pointer

@@ -80,6 +80,8 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
     *flag = !err && *message != MPI_MESSAGE_NULL;
     if (*flag)
         wmpi_status_out(status, &st, 0);
+    else if (!err)
+        wmpi_progress_yield(); /* a polling loop must not starve the sender */
     return wmpi_return(comm, err, "MPI_Improbe");
 }
 WMPI_ALIAS(Improbe)

@@ -49,6 +49,8 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
     err = wmpi_iprobe(source, tag, comm, flag, &st);
     if (!err && *flag)
         wmpi_status_out(status, &st, 0);
+    else if (!err)
+        wmpi_progress_yield(); /* a polling loop must not starve the sender */
     return wmpi_return(comm, err, "MPI_Iprobe");
 }
 WMPI_ALIAS(Iprobe)

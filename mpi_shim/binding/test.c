@@ -32,6 +32,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     wmpi_progress_poke();
     if (!wmpi_request_done(*request)) {
         *flag = 0;
+        wmpi_progress_yield(); /* a polling loop must not starve its completer */
         return MPI_SUCCESS;
     }
     c = wmpi_request_comm(*request);
@@ -50,6 +51,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
         if (wmpi_request_live(array_of_requests[i]) &&
             !wmpi_request_done(array_of_requests[i])) {
             *flag = 0;
+            wmpi_progress_yield();
             return MPI_SUCCESS;
         }
     }
@@ -75,8 +77,10 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index,
     for (int i = 0; i < count && !*flag; i++)
         *flag = wmpi_request_live(array_of_requests[i]) &&
                 wmpi_request_done(array_of_requests[i]);
-    if (!*flag)
+    if (!*flag) {
+        wmpi_progress_yield();
         return MPI_SUCCESS;
+    }
     return wmpi_finish_any(count, array_of_requests, index, status, "MPI_Testany");
 }
 WMPI_ALIAS(Testany)
@@ -84,6 +88,8 @@ WMPI_ALIAS(Testany)
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
                   int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    int rc;
+
     WMPI_NEED_INIT("MPI_Testsome");
     if (incount < 0 || (incount > 0 && (!array_of_requests || !array_of_indices)) ||
         !outcount)
@@ -93,8 +99,11 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
         return MPI_SUCCESS;
     }
     wmpi_progress_poke();
-    return wmpi_finish_some(incount, array_of_requests, outcount,
-                            array_of_indices, array_of_statuses, "MPI_Testsome");
+    rc = wmpi_finish_some(incount, array_of_requests, outcount,
+                          array_of_indices, array_of_statuses, "MPI_Testsome");
+    if (rc == MPI_SUCCESS && *outcount == 0)
+        wmpi_progress_yield();
+    return rc;
 }
 WMPI_ALIAS(Testsome)
 
@@ -113,6 +122,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     wmpi_progress_poke();
     if (!wmpi_request_done(request)) {
         *flag = 0;
+        wmpi_progress_yield(); /* a polling loop must not starve its completer */
         return MPI_SUCCESS;
     }
     if (request->kind == WMPI_REQ_GREQ) /* its query_fn gives the status */

@@ -255,6 +255,10 @@ int wmpi_wait_requests(wmpi_request **reqs, int n, int need);
 
 /* Run the progress engine once (for the Test functions). */
 void wmpi_progress_poke(void);
+/* A Test/Iprobe call found nothing: let other threads run (the ones that
+ * complete non-blocking collectives), so a polling loop makes progress
+ * even without preemption. Blocks: no (yields the CPU once). */
+void wmpi_progress_yield(void);
 
 /* ------------------------------------------------------------------ probe */
 

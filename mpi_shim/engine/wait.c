@@ -18,6 +18,8 @@
  * waking, so a condition that flips back costs a loop, not a bug.
  * Locking: waiter tests are lock-free; searches take the engine lock.
  */
+#include <sched.h>
+
 #include "engine/internal.h"
 
 int wmpi_waiter_ready(const wmpi_waiter *w)
@@ -51,6 +53,22 @@ void wmpi_progress_poke(void)
     wmpi_lock_engine();
     wmpi_progress_locked(WMPI_BUDGET_THREAD);
     wmpi_unlock_engine();
+    /* What this progress completed may be what a blocked thread waits for
+     * (a non-blocking collective's own thread, another user thread): wake
+     * it now rather than at the next safe point or blocker round. */
+    weft_io_poll(wmpi_eng.io);
+}
+
+/* A program spinning on MPI_Test must not starve what completes its
+ * request: a non-blocking collective runs in a thread of its own (coll_run.c),
+ * a user-level one that may share this worker, or a kernel one that may
+ * share this CPU. Yielding costs ~0.1 us (ULT) or a syscall (pthread). */
+void wmpi_progress_yield(void)
+{
+    if (weft_thread_self() != WEFT_THREAD_NULL)
+        weft_thread_yield();
+    else
+        sched_yield();
 }
 
 /* -------------------------------------------------------------- probe */

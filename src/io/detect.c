@@ -110,6 +110,15 @@ int wf_io_poll_round(weft_io_t h, int how)
     return n;
 }
 
+int weft_io_poll(weft_io_t h)
+{
+    if (!h)
+        return WEFT_EINVAL;
+    if (__atomic_load_n(&h->nreq, __ATOMIC_SEQ_CST) == 0)
+        return 0;
+    return wf_io_poll_round(h, WF_DET_POLL);
+}
+
 static int due(weft_io_t h, uint64_t tick)
 {
     if (h->p.frequency == 0)
