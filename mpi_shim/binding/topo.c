@@ -3,11 +3,14 @@
  *
  * Design: the engine (engine/topo.c) builds the communicators and does the
  * rank arithmetic; these check arguments. Classes follow Open MPI: a
- * communicator without a Cartesian topology is MPI_ERR_TOPOLOGY, a bad
- * dimension count or size MPI_ERR_DIMS (a grid larger than the
- * communicator: MPI_ERR_ARG), a rank out of range MPI_ERR_RANK, a
+ * communicator without a Cartesian topology (none, or a graph) is
+ * MPI_ERR_TOPOLOGY, a bad dimension count or size MPI_ERR_DIMS (a grid
+ * larger than the communicator: MPI_ERR_ARG), a rank out of range
+ * MPI_ERR_RANK, a
  * direction out of range MPI_ERR_DIMS, and a coordinate out of range in a
  * non-periodic dimension MPI_ERR_ARG.
+ *
+ * Graph and distributed-graph bindings: binding/topo_graph.c.
  *
  * Invariants: a Cartesian communicator's size is the product of its dims.
  * Locking: none (topologies are immutable).
@@ -15,6 +18,10 @@
 #include <stdint.h>
 
 #include "binding/comm.h"
+
+_Static_assert(WMPI_TOPO_CART == MPI_CART && WMPI_TOPO_GRAPH == MPI_GRAPH &&
+                   WMPI_TOPO_DIST_GRAPH == MPI_DIST_GRAPH,
+               "engine topology kinds are MPI_Topo_test's answers");
 
 /* 0 or the class for a grid description. */
 static int check_grid(MPI_Comm comm, int ndims, const int *dims,
@@ -65,7 +72,9 @@ static int check_cart(MPI_Comm comm)
 {
     if (!comm)
         return MPI_ERR_COMM;
-    return comm->topo ? MPI_SUCCESS : MPI_ERR_TOPOLOGY;
+    if (!comm->topo || comm->topo->kind != WMPI_TOPO_CART)
+        return MPI_ERR_TOPOLOGY;
+    return MPI_SUCCESS;
 }
 
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
@@ -198,7 +207,8 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
         return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Topo_test");
     if (!status)
         return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Topo_test");
-    *status = comm->topo ? MPI_CART : MPI_UNDEFINED;
+    /* engine/comm.h's kinds are mpi.h's MPI_CART, MPI_GRAPH, ... */
+    *status = comm->topo ? comm->topo->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Topo_test)

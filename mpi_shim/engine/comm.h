@@ -1,7 +1,7 @@
 /* The engine's communicator interface beyond point-to-point: groups,
  * communicator creation and destruction, attribute caching, names,
- * Cartesian topologies and intercommunicators (for the bindings:
- * binding/comm.c, group.c, attr.c, topo.c, intercomm.c).
+ * topologies and intercommunicators (for the bindings: binding/comm.c,
+ * group.c, attr.c, topo.c, topo_graph.c, intercomm.c).
  *
  * Objects: a group is an ordered list of world ranks; a communicator
  * (engine.h) holds its group, a context id pair, its attributes and
@@ -222,12 +222,25 @@ int wmpi_type_attr_delete_all(wmpi_datatype *t);
  * attribute lock, a leaf lock, so it may run under the engine lock). */
 void wmpi_type_attr_discard(wmpi_datatype *t);
 
-/* ------------------------------------------------ Cartesian topologies */
+/* ------------------------------------------------------------ topologies */
 
+/* MPI_Topo_test's answers (MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH). */
+enum wmpi_topo_kind { WMPI_TOPO_CART = 102, WMPI_TOPO_GRAPH = 101,
+                      WMPI_TOPO_DIST_GRAPH = 103 };
+
+/* One malloc'd block (wmpi_topo_free frees it); only the kind's fields
+ * are set. Graph and dist-graph ones: engine/topo_graph.c. */
 typedef struct wmpi_topo {
-    int ndims;
+    int kind;            /* enum wmpi_topo_kind */
+    int ndims;           /* Cartesian: */
     int *dims, *periods; /* [ndims] */
     int *coords;         /* [ndims] the caller's coordinates */
+    int nnodes, nedges;  /* graph: the whole graph as MPI_Graph_create got */
+    int *index, *edges;  /* [nnodes], [nedges] */
+    int indegree, outdegree; /* dist graph: the caller's own edges */
+    int weighted;            /* 0: created with MPI_UNWEIGHTED */
+    int *sources, *srcw;     /* [indegree] ranks, weights */
+    int *dests, *dstw;       /* [outdegree] */
 } wmpi_topo;
 
 /* MPI_Cart_create: collective over c. *out NULL on ranks beyond the grid.
@@ -246,6 +259,30 @@ void wmpi_cart_shift(const wmpi_topo *t, int rank, int dim, int disp,
 /* A copy of t (dup); NULL: no memory. */
 wmpi_topo *wmpi_topo_dup(const wmpi_topo *t);
 void wmpi_topo_free(wmpi_topo *t);
+
+/* MPI_Graph_create: collective over c; ranks >= nnodes get *out NULL.
+ * index/edges as MPI-3.1 7.5.3 (index cumulative); the binding has
+ * checked them. Errors: those of split, WEFT_ENOMEM. */
+int wmpi_graph_create(wmpi_comm *c, int nnodes, const int *index,
+                      const int *edges, wmpi_comm **out);
+/* The neighbours of `rank` in graph topology t: *n of them from *list. */
+void wmpi_graph_neighbors(const wmpi_topo *t, int rank, const int **list,
+                          int *n);
+/* MPI_Dist_graph_create_adjacent: collective over c (all of it); weights
+ * NULL: unweighted. Errors: those of split, WEFT_ENOMEM. */
+int wmpi_dist_graph_create_adjacent(wmpi_comm *c, int indegree,
+                                    const int *sources, const int *srcw,
+                                    int outdegree, const int *dests,
+                                    const int *dstw, wmpi_comm **out);
+/* MPI_Dist_graph_create: collective over c; this rank's n sources, each
+ * with degrees[i] destinations in dests (weights alike, NULL:
+ * unweighted). Exchanges the edges so each rank learns its own.
+ * Errors: those of the collectives and split, WEFT_ENOMEM. */
+int wmpi_dist_graph_create(wmpi_comm *c, int n, const int *sources,
+                           const int *degrees, const int *dests,
+                           const int *weights, wmpi_comm **out);
+/* A graph or dist-graph topology's copy (wmpi_topo_dup calls it). */
+wmpi_topo *wmpi_graph_topo_dup(const wmpi_topo *t);
 
 /* --------------------------------------------------- intercommunicators */
 

@@ -16,6 +16,7 @@
  * Invariants: dims[i] > 0; the product of dims is the communicator's size;
  * coords are the caller's.
  * Locking: none (a topology is immutable once attached).
+ * Graph and distributed-graph topologies: engine/topo_graph.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +28,11 @@ static wmpi_topo *topo_new(int ndims, const int *dims, const int *periods,
                            int rank)
 {
     size_t n = ndims > 0 ? (size_t)ndims : 1;
-    wmpi_topo *t = malloc(sizeof *t + 3 * n * sizeof(int));
+    wmpi_topo *t = calloc(1, sizeof *t + 3 * n * sizeof(int));
 
     if (!t)
         return NULL;
+    t->kind = WMPI_TOPO_CART;
     t->ndims = ndims;
     t->dims = (int *)(t + 1);
     t->periods = t->dims + n;
@@ -45,8 +47,11 @@ static wmpi_topo *topo_new(int ndims, const int *dims, const int *periods,
 
 wmpi_topo *wmpi_topo_dup(const wmpi_topo *t)
 {
-    wmpi_topo *d = topo_new(t->ndims, t->dims, t->periods, 0);
+    wmpi_topo *d;
 
+    if (t->kind != WMPI_TOPO_CART)
+        return wmpi_graph_topo_dup(t);
+    d = topo_new(t->ndims, t->dims, t->periods, 0);
     if (d)
         memcpy(d->coords, t->coords, (size_t)t->ndims * sizeof(int));
     return d;

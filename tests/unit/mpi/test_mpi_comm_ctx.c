@@ -67,7 +67,8 @@ static void cart_arithmetic(void **state)
 {
     int dims[3] = { 2, 3, 4 }, periods[3] = { 0, 1, 0 };
     int store[9];
-    wmpi_topo t = { 3, dims, periods, store };
+    wmpi_topo t = { .kind = WMPI_TOPO_CART, .ndims = 3, .dims = dims,
+                    .periods = periods, .coords = store };
     int coords[3], r, src, dst;
 
     (void)state;
