@@ -135,7 +135,7 @@ typedef struct wmpi_comm {
     struct wmpi_comm *local;   /* private: intercomm: intracomm of the
                                   local group (ctx + 2) */
     struct wmpi_attr *attrs;   /* private: cached attributes (attr.c) */
-    struct wmpi_topo *topo;    /* read-only: Cartesian topology, or NULL */
+    struct wmpi_topo *topo;    /* read-only: Cartesian, graph or dist-graph topology, or NULL */
 } wmpi_comm;
 
 /* How many ranks point-to-point calls on c may name: its size, or for an
