@@ -30,6 +30,14 @@
 
 /* ---------------------------------------------------------------- options */
 
+int bench_name_index(const char *const *names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
 static void print_usage(const char *prog, const char *bench)
 {
     printf("usage: %s [--quick] [--repeats N] [--csv PATH] [--png PATH]\n"
@@ -95,8 +103,32 @@ int bench_parse_opts(int argc, char **argv, const char *bench, bench_opts *o)
         fprintf(stderr, "bench: unexpected argument '%s'\n", argv[optind]);
         rc = -1;
     }
-    o->repeats = repeats ? repeats : (o->quick ? 3 : 7);
+    o->repeats = bench_default_repeats(repeats, o->quick);
     return rc;
+}
+
+int bench_default_repeats(int repeats, int quick)
+{
+    if (repeats < 1 || repeats > BENCH_REPEATS_MAX)
+        return quick ? 3 : 7;
+    return repeats;
+}
+
+int bench_mpi_common_opt(int argc, char **argv, int *i, int *quick,
+                         int *repeats, const char **variant)
+{
+    const char *opt = argv[*i];
+    if (strcmp(opt, "--quick") == 0)
+        *quick = 1;
+    else if (*i + 1 >= argc)
+        return 0;
+    else if (strcmp(opt, "--repeats") == 0)
+        *repeats = atoi(argv[++*i]);
+    else if (strcmp(opt, "--variant") == 0)
+        *variant = argv[++*i];
+    else
+        return 0;
+    return 1;
 }
 
 /* ------------------------------------------------------- time and stats */
@@ -298,7 +330,7 @@ void bench_table_print_results(const bench_table *t, const char *bench,
 /* mkdir -p of the directory part of `path`. */
 static int make_parent_dirs(const char *path)
 {
-    char dir[512];
+    char dir[1024];
     if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
         return -1;
     char *slash = strrchr(dir, '/');
@@ -317,14 +349,21 @@ static int make_parent_dirs(const char *path)
     return 0;
 }
 
+FILE *bench_open_csv(const char *bench, const char *path)
+{
+    FILE *f = make_parent_dirs(path) == 0 ? fopen(path, "w") : NULL;
+    if (!f)
+        fprintf(stderr, "%s: cannot write %s: %s\n", bench, path,
+                strerror(errno));
+    return f;
+}
+
 int bench_table_write_csv(const bench_table *t, const char *bench,
                           const char *path)
 {
-    FILE *f = make_parent_dirs(path) == 0 ? fopen(path, "w") : NULL;
-    if (!f) {
-        fprintf(stderr, "bench: cannot write %s: %s\n", path, strerror(errno));
+    FILE *f = bench_open_csv("bench", path);
+    if (!f)
         return -1;
-    }
     fprintf(f, "bench,case,variant,metric,median,min,max,unit\n");
     for (int i = 0; i < t->nrows; i++) {
         const bench_row *r = &t->rows[i];
@@ -357,6 +396,50 @@ const char *bench_format_ratio(char *buf, size_t size, double ratio)
         snprintf(tail, sizeof tail, "(%.1fx)", ratio);
     snprintf(buf, size, "%9.4f %-10s", ratio, tail);
     return buf;
+}
+
+/* For the report cells: shorter than format_value. */
+static const char *format_num(char *buf, size_t size, double v)
+{
+    snprintf(buf, size, v >= 1000 ? "%.0f" : v >= 10 ? "%.1f" : "%.3g", v);
+    return buf;
+}
+
+const char *bench_format_bytes(char *buf, size_t size, int bytes)
+{
+    if (bytes >= 1 << 20)
+        snprintf(buf, size, "%d MiB", bytes >> 20);
+    else if (bytes >= 1 << 10)
+        snprintf(buf, size, "%d KiB", bytes >> 10);
+    else
+        snprintf(buf, size, "%d B", bytes);
+    return buf;
+}
+
+static const char *format_range(char *buf, size_t size, bench_stats st)
+{
+    char med[24], lo[24], hi[24];
+    snprintf(buf, size, "%s [%s-%s]",
+             format_num(med, sizeof med, st.median),
+             format_num(lo, sizeof lo, st.min),
+             format_num(hi, sizeof hi, st.max));
+    return buf;
+}
+
+void bench_print_range_cell(FILE *f, int width, const bench_row *row,
+                            const char *missing)
+{
+    char text[80];
+    fprintf(f, " %*s", width,
+            row ? format_range(text, sizeof text, row->st) : missing);
+}
+
+void bench_print_ratio_cell(FILE *f, int width, double ratio)
+{
+    if (ratio < 0)
+        fprintf(f, " %*s", width, "-");
+    else
+        fprintf(f, " %*.2f", width, ratio);
 }
 
 /* ------------------------------------------------------ child processes */

@@ -25,6 +25,11 @@
 #define BENCH_NOTE_LEN  200
 #define BENCH_REPEATS_MAX 100 /* upper bound of --repeats */
 
+#define BENCH_COUNT(a) ((int)(sizeof(a) / sizeof *(a))) /* array length */
+
+/* Index of `name` in names[0..n-1], or -1 (parses a --kind/--coll value). */
+int bench_name_index(const char *const *names, int n, const char *name);
+
 /* ---------------------------------------------------------------- options */
 
 typedef struct bench_opts {
@@ -38,6 +43,16 @@ typedef struct bench_opts {
 /* Parse the common options. Returns 0 to run, 1 if --help was printed
  * (exit 0), -1 on a bad option (a message was printed; exit 2). */
 int bench_parse_opts(int argc, char **argv, const char *bench, bench_opts *o);
+
+/* Repeats as given if in 1..BENCH_REPEATS_MAX, else the default: 3 with
+ * --quick, 7 without. */
+int bench_default_repeats(int repeats, int quick);
+
+/* The options common to the MPI programs (which take no bench_opts): if
+ * argv[*i] is --quick, --repeats N (atoi) or --variant NAME, set it, step
+ * *i over its value and return 1; else return 0. */
+int bench_mpi_common_opt(int argc, char **argv, int *i, int *quick,
+                         int *repeats, const char **variant);
 
 /* ------------------------------------------------------- time and stats */
 
@@ -107,6 +122,10 @@ void bench_print_result(FILE *f, const char *bench, const char *case_name,
                         const char *variant, const char *metric,
                         double value, const char *unit);
 
+/* Open `path` for writing, creating its parent directory; NULL (after a
+ * "<bench>: cannot write" message on stderr) on failure. */
+FILE *bench_open_csv(const char *bench, const char *path);
+
 /* Write the CSV, creating the parent directory. Returns 0 or -1. */
 int bench_table_write_csv(const bench_table *t, const char *bench,
                           const char *path);
@@ -118,6 +137,17 @@ int bench_print_ratio_goal(FILE *f, const char *label, double ratio,
 
 /* "  0.0312 (1/32.1)  " or "  3.2000 (3.2x)    ": fixed width, in buf. */
 const char *bench_format_ratio(char *buf, size_t size, double ratio);
+
+/* "4 MiB", "64 KiB" or "8 B" (whole units), in buf. */
+const char *bench_format_bytes(char *buf, size_t size, int bytes);
+
+/* Table cells for f, each a space then `width` columns right-aligned: a
+ * row's "median [min-max]" (each "1234", "12.3" or "1.23": %.0f from 1000,
+ * %.1f from 10, else %.3g) or, with no row, `missing`; a ratio as %.2f,
+ * or "-" if it is negative (a figure is missing). */
+void bench_print_range_cell(FILE *f, int width, const bench_row *row,
+                            const char *missing);
+void bench_print_ratio_cell(FILE *f, int width, double ratio);
 
 /* ------------------------------------------------------ child processes */
 

@@ -18,7 +18,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -283,28 +282,6 @@ long lb_raise_nofile(long want)
             getrlimit(RLIMIT_NOFILE, &rl);
     }
     return (long)rl.rlim_cur;
-}
-
-int lb_make_parent_dirs(const char *path)
-{
-    char dir[1024];
-    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
-        return -1;
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir)
-        return 0;
-    *slash = '\0';
-    for (char *p = dir + 1;; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char saved = *p;
-        *p = '\0';
-        if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-            return -1;
-        if (saved == '\0')
-            return 0;
-        *p = saved;
-    }
 }
 
 void lb_sleep_ns(int64_t ns)

@@ -63,9 +63,6 @@ int lb_reap(pid_t pid, int64_t timeout_ns, const char *what);
  * Returns the soft limit now in force. */
 long lb_raise_nofile(long want);
 
-/* mkdir -p of the directory part of `path`. Returns 0 or -1. */
-int lb_make_parent_dirs(const char *path);
-
 /* Sleep ns nanoseconds (nanosleep, restarted on EINTR). */
 void lb_sleep_ns(int64_t ns);
 

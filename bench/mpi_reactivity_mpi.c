@@ -36,14 +36,7 @@
 #include <unistd.h>
 
 #include "mpi_reactivity.h"
-
-#ifdef WEFT_MPI
-#include <weft.h>
-typedef weft_thread_t thread_t;
-#else
-#include <pthread.h>
-typedef pthread_t thread_t;
-#endif
+#include "mpi_thread.h"
 
 #define CMD_TAG   1
 #define READY_TAG 2
@@ -66,24 +59,6 @@ static atomic_int stop_compute;
 static volatile uint64_t compute_sink;
 
 /* ----------------------------------------------------------- threads */
-
-static int thread_start(thread_t *t, void *(*fn)(void *), void *arg)
-{
-#ifdef WEFT_MPI
-    return weft_thread_create(t, NULL, fn, arg);
-#else
-    return pthread_create(t, NULL, fn, arg);
-#endif
-}
-
-static void thread_join(thread_t t)
-{
-#ifdef WEFT_MPI
-    weft_thread_join(t, NULL);
-#else
-    pthread_join(t, NULL);
-#endif
-}
 
 static void *compute_thread(void *arg)
 {

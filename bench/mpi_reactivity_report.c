@@ -8,11 +8,7 @@
  */
 #include "mpi_reactivity.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
-
-#include "loopback.h"
 
 enum { M_MEDIAN, M_P99, M_MEAN, M_COUNT };
 static const char *const metric_names[M_COUNT] = {"rtt_median", "rtt_p99",
@@ -266,12 +262,9 @@ static void csv_curve(FILE *f, const mr_results *r, mr_lib l, int m)
  * contiguous run of rows. */
 int mr_report_csv(const mr_results *r, const char *path)
 {
-    FILE *f = lb_make_parent_dirs(path) == 0 ? fopen(path, "w") : NULL;
-    if (!f) {
-        fprintf(stderr, "mpi_reactivity: cannot write %s: %s\n", path,
-                strerror(errno));
+    FILE *f = bench_open_csv("mpi_reactivity", path);
+    if (!f)
         return -1;
-    }
     fprintf(f, "bench,case,variant,metric,median,min,max,unit,n,"
                "round_trips\n");
     for (int l = 0; l < MR_NLIBS; l++)

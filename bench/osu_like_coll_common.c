@@ -8,28 +8,23 @@
 #include "osu_like_coll.h"
 
 #include <stdio.h>
-#include <string.h>
 
 static const int full_sizes[] = {8, 64, 512, 4096, 32768, 262144, 1048576};
 static const int quick_sizes[] = {8, 1024, 65536};
 static const int no_size[] = {0};
 static const int nps[OLC_NNPS] = {4, 8};
 
-#define COUNT(a) ((int)(sizeof(a) / sizeof *(a)))
+static const char *const coll_names[OLC_NCOLLS] = {
+    "barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"};
 
 const char *olc_coll_name(olc_coll c)
 {
-    static const char *const names[OLC_NCOLLS] = {
-        "barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"};
-    return c < OLC_NCOLLS ? names[c] : "?";
+    return c < OLC_NCOLLS ? coll_names[c] : "?";
 }
 
 int olc_coll_parse(const char *name)
 {
-    for (int c = 0; c < OLC_NCOLLS; c++)
-        if (strcmp(name, olc_coll_name((olc_coll)c)) == 0)
-            return c;
-    return -1;
+    return bench_name_index(coll_names, OLC_NCOLLS, name);
 }
 
 int olc_sizes(olc_coll c, int quick, const int **sizes)
@@ -39,7 +34,7 @@ int olc_sizes(olc_coll c, int quick, const int **sizes)
         return 1;
     }
     *sizes = quick ? quick_sizes : full_sizes;
-    return quick ? COUNT(quick_sizes) : COUNT(full_sizes);
+    return quick ? BENCH_COUNT(quick_sizes) : BENCH_COUNT(full_sizes);
 }
 
 int olc_np(int index)

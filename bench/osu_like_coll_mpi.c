@@ -249,22 +249,17 @@ static int parse_args(int argc, char **argv, args *a)
 {
     *a = (args){0, 0, OLC_ALL_COLLS, "mpi"};
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0)
-            a->quick = 1;
-        else if (strcmp(argv[i], "--coll") == 0 && i + 1 < argc) {
-            int c = olc_coll_parse(argv[++i]);
-            if (c < 0)
-                return -1;
-            a->colls = 1u << c;
-        } else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc)
-            a->repeats = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--variant") == 0 && i + 1 < argc)
-            a->variant = argv[++i];
-        else
+        if (bench_mpi_common_opt(argc, argv, &i, &a->quick, &a->repeats,
+                                 &a->variant))
+            continue;
+        if (strcmp(argv[i], "--coll") != 0 || i + 1 >= argc)
             return -1;
+        int c = olc_coll_parse(argv[++i]);
+        if (c < 0)
+            return -1;
+        a->colls = 1u << c;
     }
-    if (a->repeats < 1 || a->repeats > BENCH_REPEATS_MAX)
-        a->repeats = a->quick ? 3 : 7;
+    a->repeats = bench_default_repeats(a->repeats, a->quick);
     return 0;
 }
 

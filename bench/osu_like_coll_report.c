@@ -6,11 +6,7 @@
  */
 #include "osu_like_coll.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
-
-#include "loopback.h"
 
 #define GOAL_ANY       1.5  /* weft / openmpi_tcp, every figure */
 #define GOAL_ALLREDUCE 1.0  /* allreduce up to GOAL_SMALL bytes */
@@ -40,44 +36,16 @@ static double ratio(const olc_results *r, int npi, olc_coll c, int bytes)
 
 /* ------------------------------------------------------- formatting */
 
-static const char *fmt_num(char *buf, size_t size, double v)
-{
-    snprintf(buf, size, v >= 1000 ? "%.0f" : v >= 10 ? "%.1f" : "%.3g", v);
-    return buf;
-}
-
-static const char *fmt_bytes(char *buf, size_t size, int bytes)
-{
-    if (bytes >= 1 << 20)
-        snprintf(buf, size, "%d MiB", bytes >> 20);
-    else if (bytes >= 1 << 10)
-        snprintf(buf, size, "%d KiB", bytes >> 10);
-    else
-        snprintf(buf, size, "%d B", bytes);
-    return buf;
-}
-
 static void print_cell(const bench_row *row, int state)
 {
-    char med[24], lo[24], hi[24], text[80];
-    if (!row) {
-        printf(" %24s", state == OLC_ST_ABSENT ? "not installed"
-                        : state == OLC_ST_FAILED ? "failed" : "-");
-        return;
-    }
-    snprintf(text, sizeof text, "%s [%s-%s]",
-             fmt_num(med, sizeof med, row->st.median),
-             fmt_num(lo, sizeof lo, row->st.min),
-             fmt_num(hi, sizeof hi, row->st.max));
-    printf(" %24s", text);
+    bench_print_range_cell(stdout, 24, row,
+                           state == OLC_ST_ABSENT   ? "not installed"
+                           : state == OLC_ST_FAILED ? "failed" : "-");
 }
 
 static void print_ratio(double x)
 {
-    if (x < 0)
-        printf(" %10s", "-");
-    else
-        printf(" %10.2f", x);
+    bench_print_ratio_cell(stdout, 10, x);
 }
 
 /* ----------------------------------------------------------- tables */
@@ -100,7 +68,7 @@ static void print_coll(const olc_results *r, olc_coll c)
     printf("\n");
     for (int i = 0; i < n; i++) {
         char b[24];
-        printf("%9s", fmt_bytes(b, sizeof b, sizes[i]));
+        printf("%9s", bench_format_bytes(b, sizeof b, sizes[i]));
         for (int npi = 0; npi < OLC_NNPS; npi++) {
             for (int v = 0; v < OLC_NVARIANTS; v++)
                 print_cell(find(r, (olc_variant)v, npi, c, sizes[i]),
@@ -147,7 +115,8 @@ static int goal(const olc_results *r, int npi, olc_coll c, int max_bytes,
         return -1;
     }
     printf("  %-38s %8.2f   at %-7s goal <= %-4g %s\n", label, x,
-           fmt_bytes(b, sizeof b, at), bound, x <= bound ? "PASS" : "MISS");
+           bench_format_bytes(b, sizeof b, at), bound,
+           x <= bound ? "PASS" : "MISS");
     return x <= bound;
 }
 
@@ -185,12 +154,9 @@ void olc_report_print(const olc_results *r)
  * contiguous run. Columns 9-11 (collective, bytes, np) are for it. */
 int olc_report_csv(const olc_results *r, const char *path)
 {
-    FILE *f = lb_make_parent_dirs(path) == 0 ? fopen(path, "w") : NULL;
-    if (!f) {
-        fprintf(stderr, "osu_like: cannot write %s: %s\n", path,
-                strerror(errno));
+    FILE *f = bench_open_csv("osu_like", path);
+    if (!f)
         return -1;
-    }
     fprintf(f, "bench,case,variant,metric,median,min,max,unit,coll,bytes,np\n");
     for (int v = 0; v < OLC_NVARIANTS; v++)
         for (int npi = 0; npi < OLC_NNPS; npi++)

@@ -44,35 +44,31 @@ static const int quick_bw[] = {8, 1024, 65536, 1048576, 4194304};
 static const int full_mt[] = {0, 8, 1024, 16384};
 static const int quick_mt[] = {8, 1024};
 
-#define COUNT(a) ((int)(sizeof(a) / sizeof *(a)))
+static const char *const kind_names[OL_NKINDS] = {"latency", "bw", "bibw",
+                                                  "mt_latency"};
 
 const char *ol_kind_name(ol_kind k)
 {
-    static const char *const names[OL_NKINDS] = {"latency", "bw", "bibw",
-                                                 "mt_latency"};
-    return k < OL_NKINDS ? names[k] : "?";
+    return k < OL_NKINDS ? kind_names[k] : "?";
 }
 
 int ol_kind_parse(const char *name)
 {
-    for (int k = 0; k < OL_NKINDS; k++)
-        if (strcmp(name, ol_kind_name((ol_kind)k)) == 0)
-            return k;
-    return -1;
+    return bench_name_index(kind_names, OL_NKINDS, name);
 }
 
 int ol_sizes(ol_kind k, int quick, const int **sizes)
 {
     if (k == OL_LATENCY) {
         *sizes = quick ? quick_latency : full_latency;
-        return quick ? COUNT(quick_latency) : COUNT(full_latency);
+        return quick ? BENCH_COUNT(quick_latency) : BENCH_COUNT(full_latency);
     }
     if (k == OL_MT_LATENCY) {
         *sizes = quick ? quick_mt : full_mt;
-        return quick ? COUNT(quick_mt) : COUNT(full_mt);
+        return quick ? BENCH_COUNT(quick_mt) : BENCH_COUNT(full_mt);
     }
     *sizes = quick ? quick_bw : full_bw;
-    return quick ? COUNT(quick_bw) : COUNT(full_bw);
+    return quick ? BENCH_COUNT(quick_bw) : BENCH_COUNT(full_bw);
 }
 
 ol_plan ol_make_plan(int quick, int repeats)

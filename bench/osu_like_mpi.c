@@ -34,14 +34,7 @@
 #include <unistd.h>
 
 #include "osu_like.h"
-
-#ifdef WEFT_MPI
-#include <weft.h>
-typedef weft_thread_t thread_t;
-#else
-#include <pthread.h>
-typedef pthread_t thread_t;
-#endif
+#include "mpi_thread.h"
 
 #define CMD_TAG  1
 #define DATA_TAG 2
@@ -118,24 +111,6 @@ static void *pair_main(void *arg)
                          (int)p->c->bytes, p->c->iters, p->leader,
                          DATA_TAG + 1 + p->index);
     return NULL;
-}
-
-static int thread_start(thread_t *t, void *(*fn)(void *), void *arg)
-{
-#ifdef WEFT_MPI
-    return weft_thread_create(t, NULL, fn, arg);
-#else
-    return pthread_create(t, NULL, fn, arg);
-#endif
-}
-
-static void thread_join(thread_t t)
-{
-#ifdef WEFT_MPI
-    weft_thread_join(t, NULL);
-#else
-    pthread_join(t, NULL);
-#endif
 }
 
 /* OL_MT_PAIRS threads, each ping-ponging with its twin on the other rank
@@ -227,21 +202,14 @@ static int parse_args(int argc, char **argv, args *a)
     a->kinds = OL_ALL_KINDS;
     a->variant = "mpi";
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0)
-            a->quick = 1;
-        else if (strcmp(argv[i], "--kind") == 0 && i + 1 < argc) {
-            if (parse_kind(argv[++i], a) != 0)
-                return -1;
-        }
-        else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc)
-            a->repeats = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--variant") == 0 && i + 1 < argc)
-            a->variant = argv[++i];
-        else
+        if (bench_mpi_common_opt(argc, argv, &i, &a->quick, &a->repeats,
+                                 &a->variant))
+            continue;
+        if (strcmp(argv[i], "--kind") != 0 || i + 1 >= argc ||
+            parse_kind(argv[++i], a) != 0)
             return -1;
     }
-    if (a->repeats < 1 || a->repeats > BENCH_REPEATS_MAX)
-        a->repeats = a->quick ? 3 : 7;
+    a->repeats = bench_default_repeats(a->repeats, a->quick);
     return 0;
 }
 

@@ -8,12 +8,8 @@
  */
 #include "osu_like.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-
-#include "loopback.h"
 
 /* --------------------------------------------------------- lookups */
 
@@ -37,49 +33,16 @@ static double ratio(const ol_results *r, ol_variant a, ol_variant b,
 
 /* ------------------------------------------------------- formatting */
 
-static const char *fmt_num(char *buf, size_t size, double v)
-{
-    if (v >= 1000)
-        snprintf(buf, size, "%.0f", v);
-    else if (v >= 10)
-        snprintf(buf, size, "%.1f", v);
-    else
-        snprintf(buf, size, "%.3g", v);
-    return buf;
-}
-
-static const char *fmt_bytes(char *buf, size_t size, int bytes)
-{
-    if (bytes >= 1 << 20)
-        snprintf(buf, size, "%d MiB", bytes >> 20);
-    else if (bytes >= 1 << 10)
-        snprintf(buf, size, "%d KiB", bytes >> 10);
-    else
-        snprintf(buf, size, "%d B", bytes);
-    return buf;
-}
-
 static void print_cell(const bench_row *row, int state)
 {
-    char med[24], lo[24], hi[24], text[80];
-    if (!row) {
-        printf(" %26s", state == OL_ST_ABSENT ? "not installed"
-                        : state == OL_ST_FAILED ? "failed" : "-");
-        return;
-    }
-    snprintf(text, sizeof text, "%s [%s-%s]",
-             fmt_num(med, sizeof med, row->st.median),
-             fmt_num(lo, sizeof lo, row->st.min),
-             fmt_num(hi, sizeof hi, row->st.max));
-    printf(" %26s", text);
+    bench_print_range_cell(stdout, 26, row,
+                           state == OL_ST_ABSENT   ? "not installed"
+                           : state == OL_ST_FAILED ? "failed" : "-");
 }
 
 static void print_ratio(double x)
 {
-    if (x < 0)
-        printf(" %11s", "-");
-    else
-        printf(" %11.2f", x);
+    bench_print_ratio_cell(stdout, 11, x);
 }
 
 /* ----------------------------------------------------------- tables */
@@ -101,7 +64,7 @@ static void print_kind(const ol_results *r, ol_kind k)
     printf(" %11s %11s\n", "weft/ompi", "weft/raw");
     for (int i = 0; i < n; i++) {
         char b[24];
-        printf("%9s", fmt_bytes(b, sizeof b, sizes[i]));
+        printf("%9s", bench_format_bytes(b, sizeof b, sizes[i]));
         for (int v = 0; v < OL_NVARIANTS; v++)
             print_cell(find(r, (ol_variant)v, k, sizes[i]), r->state[v]);
         print_ratio(ratio(r, OL_WEFT, OL_OMPI_TCP, k, sizes[i]));
@@ -118,7 +81,7 @@ static void goal(const ol_results *r, ol_kind k, int bytes, int at_most,
     char label[80], b[24];
     double x = ratio(r, OL_WEFT, OL_OMPI_TCP, k, bytes);
     snprintf(label, sizeof label, "%s %s: weft / openmpi_tcp", ol_kind_name(k),
-             fmt_bytes(b, sizeof b, bytes));
+             bench_format_bytes(b, sizeof b, bytes));
     if (x < 0) {
         printf("  %-40s %8s   (%s)\n", label, "n/a",
                r->state[OL_OMPI_TCP] == OL_ST_ABSENT
@@ -175,12 +138,9 @@ static void csv_rows(FILE *f, const ol_results *r, ol_variant v, ol_kind k)
 
 int ol_report_csv(const ol_results *r, const char *path)
 {
-    FILE *f = lb_make_parent_dirs(path) == 0 ? fopen(path, "w") : NULL;
-    if (!f) {
-        fprintf(stderr, "osu_like: cannot write %s: %s\n", path,
-                strerror(errno));
+    FILE *f = bench_open_csv("osu_like", path);
+    if (!f)
         return -1;
-    }
     fprintf(f, "bench,case,variant,metric,median,min,max,unit,kind,bytes\n");
     for (int v = 0; v < OL_NVARIANTS; v++)
         for (int k = 0; k < OL_NKINDS; k++)

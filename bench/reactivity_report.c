@@ -11,10 +11,6 @@
  */
 #include "reactivity.h"
 
-#include <errno.h>
-#include <string.h>
-
-#include "loopback.h"
 
 enum { M_MEDIAN, M_P99, M_MEAN, M_COUNT };
 
@@ -361,12 +357,9 @@ static void csv_all_cells(FILE *f, const rx_results *r)
 
 int rx_report_csv(const rx_results *r, const char *path)
 {
-    FILE *f = lb_make_parent_dirs(path) == 0 ? fopen(path, "w") : NULL;
-    if (!f) {
-        fprintf(stderr, "reactivity: cannot write %s: %s\n", path,
-                strerror(errno));
+    FILE *f = bench_open_csv("reactivity", path);
+    if (!f)
         return -1;
-    }
     fprintf(f, "bench,case,variant,metric,median,min,max,unit,n,q_ms,"
                "round_trips\n");
     csv_all_cells(f, r);
