@@ -124,19 +124,32 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 }
 WMPI_ALIAS(Ireduce)
 
-/* ----------------------------------------------------------------- gather */
+/* -------------------------------------------------------- gather, scatter */
 
-/* The send side of a gather: this rank's block, unless the root passes
- * MPI_IN_PLACE (its block is then already in place). */
-static int prep_gather_send(wmpi_coll_args *a, const void *sbuf, int scount,
-                            MPI_Datatype sdt, int at_root)
+/* The checks of a gather or a scatter: `mine` is this rank's block (the
+ * send buffer of a gather, the receive buffer of a scatter; MPI_IN_PLACE
+ * only at the root, whose block then stays where it is in `whole`), and
+ * `whole` the root's buffer of comm->size blocks (counts/displs if v). */
+static int check_rooted(const void *mine, int mcount, MPI_Datatype mdt,
+                        const void *whole, int count, const int *counts,
+                        const int *displs, MPI_Datatype dt, int root,
+                        MPI_Comm comm, int v)
 {
-    a->sbuf = sbuf;
-    if (sbuf == MPI_IN_PLACE)
-        return at_root ? 0 : MPI_ERR_ARG;
-    a->scount = scount;
-    a->sdt = sdt;
-    return wmpi_check_coll_buf(sbuf, scount, sdt);
+    int cls, at_root;
+
+    if (!comm)
+        return MPI_ERR_COMM;
+    cls = wmpi_check_root(root, comm);
+    if (cls)
+        return cls;
+    at_root = comm->rank == root;
+    if (mine == MPI_IN_PLACE)
+        cls = at_root ? 0 : MPI_ERR_ARG;
+    else
+        cls = wmpi_check_coll_buf(mine, mcount, mdt);
+    if (cls || !at_root)
+        return cls;
+    return wmpi_check_coll_whole(whole, count, counts, displs, comm->size, dt, v);
 }
 
 static int prep_gather(wmpi_coll_args *a, const void *sbuf, int scount,
@@ -144,27 +157,20 @@ static int prep_gather(wmpi_coll_args *a, const void *sbuf, int scount,
                        const int *displs, MPI_Datatype rdt, int root, MPI_Comm comm,
                        int v)
 {
-    int cls, at_root;
-
-    *a = (wmpi_coll_args){ .root = root };
-    if (!comm)
-        return MPI_ERR_COMM;
-    cls = wmpi_check_root(root, comm);
-    if (cls)
-        return cls;
-    at_root = comm->rank == root;
-    cls = prep_gather_send(a, sbuf, scount, sdt, at_root);
-    if (cls || !at_root)
-        return cls;
-    a->rbuf = rbuf;
-    a->rcount = rcount;
-    a->rcounts = rcounts;
-    a->rdispls = displs;
-    a->rdt = rdt;
-    if (rbuf == MPI_IN_PLACE)
-        return MPI_ERR_ARG;
-    return v ? wmpi_check_coll_bufv(rbuf, rcounts, displs, comm->size, rdt)
-             : wmpi_check_coll_buf(rbuf, rcount, rdt);
+    *a = (wmpi_coll_args){ .sbuf = sbuf, .root = root };
+    if (sbuf != MPI_IN_PLACE) {
+        a->scount = scount;
+        a->sdt = sdt;
+    }
+    if (comm && comm->rank == root) {
+        a->rbuf = rbuf;
+        a->rcount = rcount;
+        a->rcounts = rcounts;
+        a->rdispls = displs;
+        a->rdt = rdt;
+    }
+    return check_rooted(sbuf, scount, sdt, rbuf, rcount, rcounts, displs, rdt, root,
+                        comm, v);
 }
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -224,47 +230,25 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 }
 WMPI_ALIAS(Igatherv)
 
-/* ---------------------------------------------------------------- scatter */
-
-/* The receive side of a scatter: this rank's block, unless the root
- * passes MPI_IN_PLACE (it keeps its block where it is in the send buffer). */
-static int prep_scatter_recv(wmpi_coll_args *a, void *rbuf, int rcount,
-                             MPI_Datatype rdt, int at_root)
-{
-    a->rbuf = rbuf;
-    if (rbuf == MPI_IN_PLACE)
-        return at_root ? 0 : MPI_ERR_ARG;
-    a->rcount = rcount;
-    a->rdt = rdt;
-    return wmpi_check_coll_buf(rbuf, rcount, rdt);
-}
-
 static int prep_scatter(wmpi_coll_args *a, const void *sbuf, int scount,
                         const int *scounts, const int *displs, MPI_Datatype sdt,
                         void *rbuf, int rcount, MPI_Datatype rdt, int root,
                         MPI_Comm comm, int v)
 {
-    int cls, at_root;
-
-    *a = (wmpi_coll_args){ .root = root };
-    if (!comm)
-        return MPI_ERR_COMM;
-    cls = wmpi_check_root(root, comm);
-    if (cls)
-        return cls;
-    at_root = comm->rank == root;
-    cls = prep_scatter_recv(a, rbuf, rcount, rdt, at_root);
-    if (cls || !at_root)
-        return cls;
-    a->sbuf = sbuf;
-    a->scount = scount;
-    a->scounts = scounts;
-    a->sdispls = displs;
-    a->sdt = sdt;
-    if (sbuf == MPI_IN_PLACE)
-        return MPI_ERR_ARG;
-    return v ? wmpi_check_coll_bufv(sbuf, scounts, displs, comm->size, sdt)
-             : wmpi_check_coll_buf(sbuf, scount, sdt);
+    *a = (wmpi_coll_args){ .rbuf = rbuf, .root = root };
+    if (rbuf != MPI_IN_PLACE) {
+        a->rcount = rcount;
+        a->rdt = rdt;
+    }
+    if (comm && comm->rank == root) {
+        a->sbuf = sbuf;
+        a->scount = scount;
+        a->scounts = scounts;
+        a->sdispls = displs;
+        a->sdt = sdt;
+    }
+    return check_rooted(rbuf, rcount, rdt, sbuf, scount, scounts, displs, sdt, root,
+                        comm, v);
 }
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

@@ -29,15 +29,25 @@ static int prep_red(wmpi_coll_args *a, const void *sbuf, void *rbuf, int count,
     return wmpi_check_reduce(sbuf, rbuf, count, dt, op);
 }
 
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+/* Allreduce, Scan and Exscan take the same arguments and differ only in
+ * `kind`; the blocking forms pass nonblocking 0 and req NULL. */
+static int reduction(int kind, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                     MPI_Op op, MPI_Comm comm, int nonblocking, MPI_Request *req,
+                     const char *fn)
 {
     wmpi_coll_args a;
     int cls;
 
-    WMPI_NEED_INIT("MPI_Allreduce");
-    cls = prep_red(&a, sendbuf, recvbuf, count, datatype, op, comm);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_ALLREDUCE, &a, 0, NULL, "MPI_Allreduce");
+    WMPI_NEED_INIT(fn);
+    cls = prep_red(&a, sbuf, rbuf, count, dt, op, comm);
+    return wmpi_coll_go(comm, cls, kind, &a, nonblocking, req, fn);
+}
+
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduction(WMPI_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm,
+                     0, NULL, "MPI_Allreduce");
 }
 WMPI_ALIAS(Allreduce)
 
@@ -45,24 +55,16 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                     MPI_Request *request)
 {
-    wmpi_coll_args a;
-    int cls;
-
-    WMPI_NEED_INIT("MPI_Iallreduce");
-    cls = prep_red(&a, sendbuf, recvbuf, count, datatype, op, comm);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_ALLREDUCE, &a, 1, request, "MPI_Iallreduce");
+    return reduction(WMPI_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm,
+                     1, request, "MPI_Iallreduce");
 }
 WMPI_ALIAS(Iallreduce)
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count,
               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    wmpi_coll_args a;
-    int cls;
-
-    WMPI_NEED_INIT("MPI_Scan");
-    cls = prep_red(&a, sendbuf, recvbuf, count, datatype, op, comm);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_SCAN, &a, 0, NULL, "MPI_Scan");
+    return reduction(WMPI_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, comm, 0,
+                     NULL, "MPI_Scan");
 }
 WMPI_ALIAS(Scan)
 
@@ -70,24 +72,16 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count,
                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                MPI_Request *request)
 {
-    wmpi_coll_args a;
-    int cls;
-
-    WMPI_NEED_INIT("MPI_Iscan");
-    cls = prep_red(&a, sendbuf, recvbuf, count, datatype, op, comm);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_SCAN, &a, 1, request, "MPI_Iscan");
+    return reduction(WMPI_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, comm, 1,
+                     request, "MPI_Iscan");
 }
 WMPI_ALIAS(Iscan)
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    wmpi_coll_args a;
-    int cls;
-
-    WMPI_NEED_INIT("MPI_Exscan");
-    cls = prep_red(&a, sendbuf, recvbuf, count, datatype, op, comm);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_EXSCAN, &a, 0, NULL, "MPI_Exscan");
+    return reduction(WMPI_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, 0,
+                     NULL, "MPI_Exscan");
 }
 WMPI_ALIAS(Exscan)
 
@@ -95,12 +89,8 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                  MPI_Request *request)
 {
-    wmpi_coll_args a;
-    int cls;
-
-    WMPI_NEED_INIT("MPI_Iexscan");
-    cls = prep_red(&a, sendbuf, recvbuf, count, datatype, op, comm);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_EXSCAN, &a, 1, request, "MPI_Iexscan");
+    return reduction(WMPI_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, 1,
+                     request, "MPI_Iexscan");
 }
 WMPI_ALIAS(Iexscan)
 
@@ -211,12 +201,8 @@ static int prep_allgather(wmpi_coll_args *a, const void *sbuf, int scount,
     if (!comm)
         return MPI_ERR_COMM;
     cls = prep_send(a, sbuf, scount, sdt);
-    if (!cls && rbuf == MPI_IN_PLACE)
-        cls = MPI_ERR_ARG;
-    if (cls)
-        return cls;
-    return v ? wmpi_check_coll_bufv(rbuf, rcounts, displs, comm->size, rdt)
-             : wmpi_check_coll_buf(rbuf, rcount, rdt);
+    return cls ? cls
+               : wmpi_check_coll_whole(rbuf, rcount, rcounts, displs, comm->size, rdt, v);
 }
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -278,21 +264,8 @@ WMPI_ALIAS(Iallgatherv)
 
 /* --------------------------------------------------------------- alltoall */
 
-static int prep_alltoall(wmpi_coll_args *a, const void *sbuf, int scount,
-                         MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt,
-                         MPI_Comm comm)
-{
-    int cls;
-
-    *a = (wmpi_coll_args){ .rbuf = rbuf, .rcount = rcount, .rdt = rdt };
-    if (!comm)
-        return MPI_ERR_COMM;
-    cls = prep_send(a, sbuf, scount, sdt);
-    if (!cls && rbuf == MPI_IN_PLACE)
-        cls = MPI_ERR_ARG;
-    return cls ? cls : wmpi_check_coll_buf(rbuf, rcount, rdt);
-}
-
+/* Alltoall's arguments are checked as Allgather's (prep_allgather, v 0):
+ * the same send block, and a receive buffer of count blocks per rank. */
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -300,8 +273,8 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     int cls;
 
     WMPI_NEED_INIT("MPI_Alltoall");
-    cls = prep_alltoall(&a, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                        recvtype, comm);
+    cls = prep_allgather(&a, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL,
+                         NULL, recvtype, comm, 0);
     return wmpi_coll_go(comm, cls, WMPI_COLL_ALLTOALL, &a, 0, NULL, "MPI_Alltoall");
 }
 WMPI_ALIAS(Alltoall)
@@ -314,8 +287,8 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     int cls;
 
     WMPI_NEED_INIT("MPI_Ialltoall");
-    cls = prep_alltoall(&a, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                        recvtype, comm);
+    cls = prep_allgather(&a, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL,
+                         NULL, recvtype, comm, 0);
     return wmpi_coll_go(comm, cls, WMPI_COLL_ALLTOALL, &a, 1, request, "MPI_Ialltoall");
 }
 WMPI_ALIAS(Ialltoall)
@@ -337,9 +310,8 @@ static int prep_alltoallv(wmpi_coll_args *a, const void *sbuf, const int *scount
         a->sdt = sdt;
         cls = wmpi_check_coll_bufv(sbuf, scounts, sdispls, comm->size, sdt);
     }
-    if (!cls && rbuf == MPI_IN_PLACE)
-        cls = MPI_ERR_ARG;
-    return cls ? cls : wmpi_check_coll_bufv(rbuf, rcounts, rdispls, comm->size, rdt);
+    return cls ? cls
+               : wmpi_check_coll_whole(rbuf, 0, rcounts, rdispls, comm->size, rdt, 1);
 }
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],

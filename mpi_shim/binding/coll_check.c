@@ -54,6 +54,15 @@ int wmpi_check_coll_bufv(const void *buf, const int counts[], const int displs[]
     return MPI_SUCCESS;
 }
 
+int wmpi_check_coll_whole(const void *buf, int count, const int counts[],
+                          const int displs[], int n, MPI_Datatype dt, int v)
+{
+    if (buf == MPI_IN_PLACE)
+        return MPI_ERR_ARG;
+    return v ? wmpi_check_coll_bufv(buf, counts, displs, n, dt)
+             : wmpi_check_coll_buf(buf, count, dt);
+}
+
 int wmpi_check_root(int root, MPI_Comm comm)
 {
     return root < 0 || root >= comm->size ? MPI_ERR_ROOT : MPI_SUCCESS;

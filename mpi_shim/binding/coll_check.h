@@ -22,6 +22,13 @@ int wmpi_check_coll_buf(const void *buf, int count, MPI_Datatype dt);
 int wmpi_check_coll_bufv(const void *buf, const int counts[], const int displs[],
                          int n, MPI_Datatype dt);
 
+/* The whole buffer of a collective over n ranks (a gather's or an
+ * allgather's receive buffer, a scatter's send buffer): MPI_ERR_ARG if it
+ * is MPI_IN_PLACE, else wmpi_check_coll_bufv (v) or wmpi_check_coll_buf
+ * (count per rank; counts and displs unused). */
+int wmpi_check_coll_whole(const void *buf, int count, const int counts[],
+                          const int displs[], int n, MPI_Datatype dt, int v);
+
 /* MPI_ERR_ROOT unless 0 <= root < size of comm. */
 int wmpi_check_root(int root, MPI_Comm comm);
 
