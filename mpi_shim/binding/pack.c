@@ -18,9 +18,12 @@
 #include "binding/binding.h"
 #include "engine/datatype.h"
 
-/* 0 or the class for the arguments both directions share. */
-static int check(int count, MPI_Datatype dt, int size, const int *position,
-                 MPI_Comm comm)
+/* 0 or the class for moving `count` elements of dt between the typed
+ * buffer and `size` packed bytes at *position (both directions); *bytes
+ * gets the packed length. */
+static int check(int count, MPI_Datatype dt, const void *typed,
+                 const void *packed, int size, const int *position,
+                 MPI_Comm comm, int64_t *bytes)
 {
     if (!comm)
         return MPI_ERR_COMM;
@@ -30,17 +33,14 @@ static int check(int count, MPI_Datatype dt, int size, const int *position,
         return MPI_ERR_TYPE;
     if (!position || size < 0 || *position < 0)
         return MPI_ERR_ARG;
-    return MPI_SUCCESS;
-}
-
-/* 0 or the class for `count` elements of dt at *position of `size`. */
-static int room(int count, MPI_Datatype dt, int size, const int *position,
-                int64_t *bytes)
-{
     *bytes = wmpi_datatype_bytes(dt, count);
     if (*bytes < 0)
         return MPI_ERR_COUNT;
-    return *bytes > (int64_t)size - *position ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    if (*bytes > (int64_t)size - *position)
+        return MPI_ERR_TRUNCATE;
+    if (*bytes > 0 && (!packed || (!typed && wmpi_datatype_is_predefined(dt))))
+        return MPI_ERR_BUFFER; /* derived types may start at MPI_BOTTOM */
+    return MPI_SUCCESS;
 }
 
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
@@ -50,11 +50,8 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
     int cls;
 
     WMPI_NEED_INIT("MPI_Pack");
-    cls = check(incount, datatype, outsize, position, comm);
-    if (!cls)
-        cls = room(incount, datatype, outsize, position, &bytes);
-    if (!cls && bytes > 0 && (!outbuf || (!inbuf && wmpi_datatype_is_predefined(datatype))))
-        cls = MPI_ERR_BUFFER; /* derived types may start at MPI_BOTTOM */
+    cls = check(incount, datatype, inbuf, outbuf, outsize, position, comm,
+                &bytes);
     if (cls)
         return wmpi_fail(comm, cls, "MPI_Pack");
     wmpi_datatype_pack(datatype, incount, inbuf, (char *)outbuf + *position);
@@ -70,11 +67,8 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
     int cls;
 
     WMPI_NEED_INIT("MPI_Unpack");
-    cls = check(outcount, datatype, insize, position, comm);
-    if (!cls)
-        cls = room(outcount, datatype, insize, position, &bytes);
-    if (!cls && bytes > 0 && (!inbuf || (!outbuf && wmpi_datatype_is_predefined(datatype))))
-        cls = MPI_ERR_BUFFER; /* derived types may start at MPI_BOTTOM */
+    cls = check(outcount, datatype, outbuf, inbuf, insize, position, comm,
+                &bytes);
     if (cls)
         return wmpi_fail(comm, cls, "MPI_Unpack");
     wmpi_datatype_unpack(datatype, outcount, (const char *)inbuf + *position,

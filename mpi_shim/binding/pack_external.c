@@ -24,9 +24,12 @@
 #include "binding/binding.h"
 #include "engine/datatype.h"
 
-/* 0 or the class for the arguments both directions share. */
+/* 0 or the class for moving `count` elements of dt between the typed
+ * buffer and `size` external32 bytes at *position (both directions);
+ * *bytes gets the external32 length. */
 static int check(const char *datarep, int count, MPI_Datatype dt,
-                 MPI_Aint size, const MPI_Aint *position)
+                 const void *typed, const void *packed, MPI_Aint size,
+                 const MPI_Aint *position, int64_t *bytes)
 {
     if (!datarep || strcmp(datarep, "external32") != 0)
         return MPI_ERR_ARG;
@@ -36,17 +39,14 @@ static int check(const char *datarep, int count, MPI_Datatype dt,
         return MPI_ERR_TYPE;
     if (!position || size < 0 || *position < 0)
         return MPI_ERR_ARG;
-    return MPI_SUCCESS;
-}
-
-/* 0 or the class for `count` elements of dt at *position of `size`. */
-static int room(int count, MPI_Datatype dt, MPI_Aint size,
-                const MPI_Aint *position, int64_t *bytes)
-{
     *bytes = wmpi_external32_size(dt, count);
     if (*bytes < 0)
         return MPI_ERR_COUNT;
-    return *bytes > (int64_t)size - *position ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    if (*bytes > (int64_t)size - *position)
+        return MPI_ERR_TRUNCATE;
+    if (*bytes > 0 && (!packed || (!typed && wmpi_datatype_is_predefined(dt))))
+        return MPI_ERR_BUFFER; /* derived types may start at MPI_BOTTOM */
+    return MPI_SUCCESS;
 }
 
 int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
@@ -57,11 +57,8 @@ int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
     int cls;
 
     WMPI_NEED_INIT("MPI_Pack_external");
-    cls = check(datarep, incount, datatype, outsize, position);
-    if (!cls)
-        cls = room(incount, datatype, outsize, position, &bytes);
-    if (!cls && bytes > 0 && (!outbuf || (!inbuf && wmpi_datatype_is_predefined(datatype))))
-        cls = MPI_ERR_BUFFER; /* derived types may start at MPI_BOTTOM */
+    cls = check(datarep, incount, datatype, inbuf, outbuf, outsize, position,
+                &bytes);
     if (cls)
         return wmpi_fail(NULL, cls, "MPI_Pack_external");
     done = wmpi_external32_pack(datatype, incount, inbuf,
@@ -81,11 +78,8 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf,
     int cls;
 
     WMPI_NEED_INIT("MPI_Unpack_external");
-    cls = check(datarep, outcount, datatype, insize, position);
-    if (!cls)
-        cls = room(outcount, datatype, insize, position, &bytes);
-    if (!cls && bytes > 0 && (!inbuf || (!outbuf && wmpi_datatype_is_predefined(datatype))))
-        cls = MPI_ERR_BUFFER;
+    cls = check(datarep, outcount, datatype, outbuf, inbuf, insize, position,
+                &bytes);
     if (cls)
         return wmpi_fail(NULL, cls, "MPI_Unpack_external");
     done = wmpi_external32_unpack(datatype, outcount,

@@ -79,35 +79,38 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 }
 WMPI_ALIAS(Type_contiguous)
 
-int PMPI_Type_vector(int count, int blocklength, int stride,
-                     MPI_Datatype oldtype, MPI_Datatype *newtype)
+/* The two vector constructors: the stride in extents (`istride`) or in
+ * bytes (`astride`). */
+static int vector(int comb, int count, int blocklength, const int *istride,
+                  const MPI_Aint *astride, MPI_Datatype oldtype,
+                  MPI_Datatype *newtype, const char *fn)
 {
-    int cls, ints[3] = { count, blocklength, stride };
+    int cls = check_old(count, oldtype, newtype),
+        ints[3] = { count, blocklength, istride ? *istride : 0 };
 
-    WMPI_NEED_INIT("MPI_Type_vector");
-    cls = check_old(count, oldtype, newtype);
     if (!cls && blocklength < 0)
         cls = MPI_ERR_ARG;
     if (cls)
-        return wmpi_fail(NULL, cls, "MPI_Type_vector");
-    return create(WMPI_COMBINER_VECTOR, 3, ints, 0, NULL, 1, &oldtype,
-                  newtype, "MPI_Type_vector");
+        return wmpi_fail(NULL, cls, fn);
+    return create(comb, istride ? 3 : 2, ints, astride ? 1 : 0, astride, 1,
+                  &oldtype, newtype, fn);
+}
+
+int PMPI_Type_vector(int count, int blocklength, int stride,
+                     MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    WMPI_NEED_INIT("MPI_Type_vector");
+    return vector(WMPI_COMBINER_VECTOR, count, blocklength, &stride, NULL,
+                  oldtype, newtype, "MPI_Type_vector");
 }
 WMPI_ALIAS(Type_vector)
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
                              MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    int cls, ints[2] = { count, blocklength };
-
     WMPI_NEED_INIT("MPI_Type_create_hvector");
-    cls = check_old(count, oldtype, newtype);
-    if (!cls && blocklength < 0)
-        cls = MPI_ERR_ARG;
-    if (cls)
-        return wmpi_fail(NULL, cls, "MPI_Type_create_hvector");
-    return create(WMPI_COMBINER_HVECTOR, 2, ints, 1, &stride, 1, &oldtype,
-                  newtype, "MPI_Type_create_hvector");
+    return vector(WMPI_COMBINER_HVECTOR, count, blocklength, NULL, &stride,
+                  oldtype, newtype, "MPI_Type_create_hvector");
 }
 WMPI_ALIAS(Type_create_hvector)
 

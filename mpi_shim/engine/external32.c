@@ -315,8 +315,11 @@ int64_t wmpi_external32_size(const wmpi_datatype *dt, int64_t count)
     return count * one;
 }
 
-int64_t wmpi_external32_pack(const wmpi_datatype *dt, int64_t count,
-                             const void *buf, void *out)
+/* Converts `count` elements of dt between the native buffer and external32
+ * bytes (to_ext: in is native, out external32; else the reverse) through
+ * a packed native copy; the external32 size or a negative WEFT_E*. */
+static int64_t convert_all(const wmpi_datatype *dt, int64_t count, int to_ext,
+                           const void *in, void *out)
 {
     int64_t bytes = wmpi_datatype_bytes(dt, count),
             size = wmpi_external32_size(dt, count);
@@ -328,29 +331,27 @@ int64_t wmpi_external32_pack(const wmpi_datatype *dt, int64_t count,
     native = malloc(bytes ? (size_t)bytes : 1);
     if (!native)
         return WEFT_ENOMEM;
-    wmpi_datatype_pack(dt, count, buf, native);
-    p = (pass){ 1, native, out };
+    if (to_ext) {
+        wmpi_datatype_pack(dt, count, in, native);
+        p = (pass){ 1, native, out };
+    } else {
+        p = (pass){ 0, in, native };
+    }
     run_type(&p, dt, count);
+    if (!to_ext)
+        wmpi_datatype_unpack(dt, count, native, out);
     free(native);
     return size;
+}
+
+int64_t wmpi_external32_pack(const wmpi_datatype *dt, int64_t count,
+                             const void *buf, void *out)
+{
+    return convert_all(dt, count, 1, buf, out);
 }
 
 int64_t wmpi_external32_unpack(const wmpi_datatype *dt, int64_t count,
                                const void *in, void *buf)
 {
-    int64_t bytes = wmpi_datatype_bytes(dt, count),
-            size = wmpi_external32_size(dt, count);
-    unsigned char *native;
-    pass p;
-
-    if (bytes < 0 || size < 0)
-        return WEFT_EINVAL;
-    native = malloc(bytes ? (size_t)bytes : 1);
-    if (!native)
-        return WEFT_ENOMEM;
-    p = (pass){ 0, in, native };
-    run_type(&p, dt, count);
-    wmpi_datatype_unpack(dt, count, native, buf);
-    free(native);
-    return size;
+    return convert_all(dt, count, 0, in, buf);
 }
