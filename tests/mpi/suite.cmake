@@ -10,43 +10,98 @@
 #
 # A suite's CMakeLists.txt is: include(../suite.cmake) then
 # mpi_test_suite(), plus any special tests it adds with mpi_test_program().
+# mpi_test_suite(WRAPPED) builds the programs with our mpicc/mpicxx
+# wrappers instead (tests/mpi/apps).
 find_package(Threads REQUIRED)
 find_program(OMPI_MPICC NAMES mpicc.openmpi)
+find_program(OMPI_MPICXX NAMES mpicxx.openmpi)
 find_program(OMPI_MPIRUN NAMES mpirun.openmpi)
 
 set(MPI_TEST_MPIRUN ${CMAKE_BINARY_DIR}/bin/mpirun)
 set(MPI_TEST_COMMON ${CMAKE_CURRENT_LIST_DIR}/common)
 set(MPI_TEST_TIMEOUT 60) # seconds, mpirun --timeout; CTest gets 30 more
 
-# mpi_test_program(<program>): the Weft build and, with Open MPI, the other.
+# mpi_test_program(<program> [WRAPPED]): the Weft build and, with Open
+# MPI, the other (target ompi_<program>, ompi/<program>). WRAPPED builds
+# <program>.c with bin/mpicc (or <program>.cpp with bin/mpicxx) into
+# wrapped/<program>, as a user would, instead of as a CMake executable.
+# Sets MPI_TEST_BUILT to whether the program could be built (C++ needs a
+# compiler).
 function(mpi_test_program prog)
+  cmake_parse_arguments(T "WRAPPED" "" "" ${ARGN})
   set(dir ${CMAKE_CURRENT_SOURCE_DIR})
-  add_executable(${prog} ${dir}/${prog}.c)
-  target_include_directories(${prog} PRIVATE ${MPI_TEST_COMMON})
-  target_link_libraries(${prog} PRIVATE weft_mpi Threads::Threads m)
-  if(OMPI_MPICC)
-    set(out ${CMAKE_CURRENT_BINARY_DIR}/ompi/${prog})
-    file(GLOB headers ${dir}/*.h ${MPI_TEST_COMMON}/*.h)
-    add_custom_command(OUTPUT ${out}
-      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/ompi
-      COMMAND ${OMPI_MPICC} -std=c11 -D_GNU_SOURCE -O2 -I${MPI_TEST_COMMON}
-              -o ${out} ${dir}/${prog}.c -pthread -lm
-      DEPENDS ${dir}/${prog}.c ${headers} VERBATIM)
-    add_custom_target(ompi_${prog} ALL DEPENDS ${out})
+  if(T_WRAPPED AND EXISTS ${dir}/${prog}.cpp)
+    if(NOT CMAKE_CXX_COMPILER)
+      message(STATUS "no C++ compiler: ${prog} is skipped")
+      set(MPI_TEST_BUILT OFF PARENT_SCOPE)
+      return()
+    endif()
+    mpi_test_wrapped_program(${prog} ${dir}/${prog}.cpp mpicxx
+                             WEFT_MPICXX_CXX=${CMAKE_CXX_COMPILER})
+    mpi_test_ompi_program(${prog} ${dir}/${prog}.cpp "${OMPI_MPICXX}")
+  elseif(T_WRAPPED)
+    mpi_test_wrapped_program(${prog} ${dir}/${prog}.c mpicc
+                             WEFT_MPICC_CC=${CMAKE_C_COMPILER})
+    mpi_test_ompi_program(${prog} ${dir}/${prog}.c "${OMPI_MPICC}")
+  else()
+    add_executable(${prog} ${dir}/${prog}.c)
+    target_include_directories(${prog} PRIVATE ${MPI_TEST_COMMON})
+    target_link_libraries(${prog} PRIVATE weft_mpi Threads::Threads m)
+    mpi_test_ompi_program(${prog} ${dir}/${prog}.c "${OMPI_MPICC}"
+                 -std=c11 -D_GNU_SOURCE -I${MPI_TEST_COMMON})
   endif()
+  set(MPI_TEST_BUILT ON PARENT_SCOPE)
 endfunction()
 
-# mpi_test_run(<program> <ranks> [ENV VAR=VALUE...] [SUFFIX s])
+# mpi_test_wrapped_program(<program> <source> <wrapper> <VAR=compiler>):
+# for mpi_test_program(WRAPPED), as part of the default build.
+function(mpi_test_wrapped_program prog src wrapper compiler)
+  set(bin ${CMAKE_CURRENT_BINARY_DIR}/wrapped)
+  set(san "")
+  if(WEFT_SANITIZE)
+    set(san -fsanitize=address,undefined) # the libraries need the runtime
+  endif()
+  file(GLOB headers ${CMAKE_CURRENT_SOURCE_DIR}/*.h)
+  add_custom_command(OUTPUT ${bin}/${prog}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${bin}
+    COMMAND ${CMAKE_COMMAND} -E env ${compiler}
+            ${CMAKE_BINARY_DIR}/bin/${wrapper} -O2 -g -Wall -Wextra -Werror ${san}
+            -o ${bin}/${prog} ${src} -lm
+    DEPENDS ${src} ${headers} ${PROJECT_SOURCE_DIR}/mpi_shim/include/mpi.h
+            ${PROJECT_SOURCE_DIR}/mpi_shim/mpicc.in weft_mpi weft
+    COMMENT "Building ${prog} with ${wrapper}" VERBATIM)
+  add_custom_target(${prog} ALL DEPENDS ${bin}/${prog})
+endfunction()
+
+# mpi_test_ompi_program(<program> <source> <compiler> [flags...]):
+# ompi/<program> built with Open MPI's <compiler>, unless that is empty.
+function(mpi_test_ompi_program prog src cc)
+  if(NOT cc)
+    return()
+  endif()
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/ompi/${prog})
+  file(GLOB headers ${CMAKE_CURRENT_SOURCE_DIR}/*.h ${MPI_TEST_COMMON}/*.h)
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/ompi
+    COMMAND ${cc} ${ARGN} -O2 -o ${out} ${src} -pthread -lm
+    DEPENDS ${src} ${headers} VERBATIM)
+  add_custom_target(ompi_${prog} ALL DEPENDS ${out})
+endfunction()
+
+# mpi_test_run(<program> <ranks> [WRAPPED] [ENV VAR=VALUE...] [SUFFIX s])
 function(mpi_test_run prog np)
-  cmake_parse_arguments(T "" "SUFFIX" "ENV" ${ARGN})
+  cmake_parse_arguments(T "WRAPPED" "SUFFIX" "ENV" ${ARGN})
   set(name mpi_${prog}_np${np}${T_SUFFIX})
+  set(exe $<TARGET_FILE:${prog}>)
+  if(T_WRAPPED)
+    set(exe ${CMAKE_CURRENT_BINARY_DIR}/wrapped/${prog})
+  endif()
   add_test(NAME ${name}
-    COMMAND ${MPI_TEST_MPIRUN} -n ${np} --timeout ${MPI_TEST_TIMEOUT}
-            $<TARGET_FILE:${prog}>)
+    COMMAND ${MPI_TEST_MPIRUN} -n ${np} --timeout ${MPI_TEST_TIMEOUT} ${exe})
   math(EXPR limit "${MPI_TEST_TIMEOUT} + 30")
   set_tests_properties(${name} PROPERTIES LABELS mpi TIMEOUT ${limit}
     ENVIRONMENT "${T_ENV}")
-  if(OMPI_MPICC AND OMPI_MPIRUN)
+  if(TARGET ompi_${prog} AND OMPI_MPIRUN)
     add_test(NAME ompi_${prog}_np${np}${T_SUFFIX}
       COMMAND ${OMPI_MPIRUN} -n ${np} --oversubscribe --timeout ${MPI_TEST_TIMEOUT}
               ${CMAKE_CURRENT_BINARY_DIR}/ompi/${prog})
@@ -56,16 +111,30 @@ function(mpi_test_run prog np)
   endif()
 endfunction()
 
-# mpi_test_suite(): every line of this directory's testlist.
+# mpi_test_suite([WRAPPED]): every line of this directory's testlist,
+# programs built as mpi_test_program(... WRAPPED) says.
 function(mpi_test_suite)
+  cmake_parse_arguments(T "WRAPPED" "" "" ${ARGN})
+  set(wrapped "")
+  if(T_WRAPPED)
+    set(wrapped WRAPPED)
+  endif()
   file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/testlist lines REGEX "^[^#]")
   set(seen "")
+  set(skipped "")
   foreach(line IN LISTS lines)
     string(REGEX REPLACE "[ \t]+" ";" fields "${line}")
     list(POP_FRONT fields prog np)
+    if(prog IN_LIST skipped)
+      continue()
+    endif()
     if(NOT prog IN_LIST seen)
-      mpi_test_program(${prog})
+      mpi_test_program(${prog} ${wrapped})
       list(APPEND seen ${prog})
+      if(NOT MPI_TEST_BUILT)
+        list(APPEND skipped ${prog})
+        continue()
+      endif()
     endif()
     set(env "")
     foreach(f IN LISTS fields)
@@ -77,6 +146,6 @@ function(mpi_test_suite)
       string(MAKE_C_IDENTIFIER "${env}" suffix)
       set(suffix "_${suffix}")
     endif()
-    mpi_test_run(${prog} ${np} ENV ${env} SUFFIX "${suffix}")
+    mpi_test_run(${prog} ${np} ${wrapped} ENV ${env} SUFFIX "${suffix}")
   endforeach()
 endfunction()

@@ -21,20 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define APPS_NAME "cg"
+#include "apps_util.h"
+
 #define M 23
 #define N (M * M)
 #define MAX_ITERS 1000
 #define POWER_ITERS 600
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            fprintf(stderr, "cg: %s:%d: %s: ", __FILE__, __LINE__, #cond);\
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fputc('\n', stderr);                                          \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                 \
-        }                                                                 \
-    } while (0)
 
 /* y[i - first] = (A x)[i] for rows first .. first+rows-1; x is global. */
 static void matvec(const double *x, double *y, int first, int rows)

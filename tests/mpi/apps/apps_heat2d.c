@@ -19,21 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define APPS_NAME "heat2d"
+#include "apps_util.h"
+
 #define NX 37 /* interior rows */
 #define NY 29 /* interior columns */
 #define TOL 1e-2
 #define MAX_ITERS 5000
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            fprintf(stderr, "heat2d: %s:%d: %s: ", __FILE__, __LINE__,    \
-                    #cond);                                               \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fputc('\n', stderr);                                          \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                 \
-        }                                                                 \
-    } while (0)
 
 /* Fixed temperature on the border of the plate (global coordinates,
  * interior cells are 1..NX x 1..NY, the border is row/column 0 and N+1). */

@@ -23,19 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define APPS_NAME "records"
+#include "apps_util.h"
+
 #define NP 9 /* particles per rank */
 #define PRIME 1000003L
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            fprintf(stderr, "records: %s:%d: %s: ", __FILE__, __LINE__,   \
-                    #cond);                                               \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fputc('\n', stderr);                                          \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                 \
-        }                                                                 \
-    } while (0)
 
 struct particle {
     int id;

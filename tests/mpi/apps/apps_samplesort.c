@@ -19,16 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            fprintf(stderr, "samplesort: %s:%d: %s: ", __FILE__, __LINE__,\
-                    #cond);                                               \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fputc('\n', stderr);                                          \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                 \
-        }                                                                 \
-    } while (0)
+#define APPS_NAME "samplesort"
+#include "apps_util.h"
 
 static int compare(const void *a, const void *b)
 {

@@ -25,22 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define APPS_NAME "taskfarm"
+#include "apps_util.h"
+
 #define LIMIT 60000
 #define CHUNK 1500
 #define TAG_TASK 1
 #define TAG_STOP 2
 #define TAG_RESULT_BASE 100
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            fprintf(stderr, "taskfarm: %s:%d: %s: ", __FILE__, __LINE__,  \
-                    #cond);                                               \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fputc('\n', stderr);                                          \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                 \
-        }                                                                 \
-    } while (0)
 
 static int is_prime(int n)
 {

@@ -17,20 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define APPS_NAME "threads"
+#include "apps_util.h"
+
 #define NTHREADS 4
 #define ROUNDS 10
 #define LEN 5
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            fprintf(stderr, "threads: %s:%d: %s: ", __FILE__, __LINE__,   \
-                    #cond);                                               \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fputc('\n', stderr);                                          \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                 \
-        }                                                                 \
-    } while (0)
 
 struct job {
     int t;
