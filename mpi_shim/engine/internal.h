@@ -127,6 +127,9 @@ typedef struct wmpi_waiter {
 /* Block the calling thread until `w` is ready: the one place where the
  * engine waits (weft_io_wait on the engine's I/O handle). */
 int wmpi_block(wmpi_waiter *w);
+/* A COND for probes: true once wmpi_eng.arrivals differs from the
+ * uint64_t *seen (read before the last search). Lock-free. */
+int wmpi_arrivals_changed(void *seen);
 int wmpi_waiter_ready(const wmpi_waiter *w);
 
 /* Something a blocked thread may wait for happened outside the block

@@ -84,26 +84,16 @@ int wmpi_improbe(int src, int tag, wmpi_comm *c, wmpi_message **msg,
     return found < 0 ? found : 0;
 }
 
-typedef struct mprobe_wait {
-    uint64_t seen;
-} mprobe_wait;
-
-static int arrived_since(void *arg)
-{
-    const mprobe_wait *pw = arg;
-
-    return __atomic_load_n(&wmpi_eng.arrivals, __ATOMIC_ACQUIRE) != pw->seen;
-}
-
 int wmpi_mprobe(int src, int tag, wmpi_comm *c, wmpi_message **msg,
                 wmpi_status *st)
 {
-    mprobe_wait pw;
-    wmpi_waiter w = { .kind = WMPI_WAIT_COND, .cond = arrived_since, .arg = &pw };
+    uint64_t seen;
+    wmpi_waiter w = { .kind = WMPI_WAIT_COND, .cond = wmpi_arrivals_changed,
+                      .arg = &seen };
     int found, err;
 
     for (;;) {
-        pw.seen = __atomic_load_n(&wmpi_eng.arrivals, __ATOMIC_ACQUIRE);
+        seen = __atomic_load_n(&wmpi_eng.arrivals, __ATOMIC_ACQUIRE);
         found = take(src, tag, c, msg, st);
         if (found != 0)
             return found < 0 ? found : 0;

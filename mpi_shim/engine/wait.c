@@ -125,21 +125,17 @@ int wmpi_iprobe(int src, int tag, wmpi_comm *c, int *flag, wmpi_status *st)
     return 0;
 }
 
-typedef struct probe_wait {
-    uint64_t seen;
-} probe_wait;
-
-static int arrived_since(void *arg)
+int wmpi_arrivals_changed(void *seen)
 {
-    const probe_wait *pw = arg;
-
-    return __atomic_load_n(&wmpi_eng.arrivals, __ATOMIC_ACQUIRE) != pw->seen;
+    return __atomic_load_n(&wmpi_eng.arrivals, __ATOMIC_ACQUIRE) !=
+           *(const uint64_t *)seen;
 }
 
 int wmpi_probe(int src, int tag, wmpi_comm *c, wmpi_status *st)
 {
-    probe_wait pw;
-    wmpi_waiter w = { .kind = WMPI_WAIT_COND, .cond = arrived_since, .arg = &pw };
+    uint64_t seen;
+    wmpi_waiter w = { .kind = WMPI_WAIT_COND, .cond = wmpi_arrivals_changed,
+                      .arg = &seen };
     int found, err;
 
     if (src == WMPI_PROC_NULL) {
@@ -147,7 +143,7 @@ int wmpi_probe(int src, int tag, wmpi_comm *c, wmpi_status *st)
         return 0;
     }
     for (;;) {
-        pw.seen = __atomic_load_n(&wmpi_eng.arrivals, __ATOMIC_ACQUIRE);
+        seen = __atomic_load_n(&wmpi_eng.arrivals, __ATOMIC_ACQUIRE);
         found = search(src, tag, c, st);
         if (found != 0)
             return found < 0 ? found : 0;
