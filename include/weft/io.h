@@ -69,6 +69,17 @@ typedef struct weft_io_params {
      * server's poller polls at that period in time (1 tick ~ 1 ms). */
     unsigned frequency;
     void *ctx; /* passed to the callbacks */
+    /* Optional, with block: make a block() in progress (or the next one)
+     * return at once, typically by writing the eventfd it sleeps on. Any
+     * thread, may run concurrently with block(); must not block. With it,
+     * an idle worker whose spin budget on this class ran out may sleep in
+     * block() itself instead of handing the wait to the blocker thread:
+     * the event then wakes the worker that runs the waiter (one kernel
+     * wake-up instead of two), and the scheduler calls unblock when it has
+     * other work for that worker. Such a block() should leave what it
+     * found for the poll() that follows: its return value is ignored
+     * there. May be NULL (block() then runs on the blocker thread only). */
+    void (*unblock)(void *ctx);
 } weft_io_params;
 
 /* Register an event class. Returns its handle, or WEFT_IO_NULL if p is

@@ -17,7 +17,9 @@
  *   block()  (on the server's blocker kernel thread, when polling is not
  *            worth it) sleeps in epoll_wait on the transports' fd and a
  *            wake-up eventfd, then runs progress; the server's poll round
- *            that follows finds who is ready.
+ *            that follows finds who is ready. An idle worker may run it
+ *            too, as its sleep (the server's idle_block.c); unblock()
+ *            writes the eventfd to pull it out.
  * Completions that happen outside block() (a loopback send from another
  * thread, a completion found by a poll) must wake a sleeping block():
  * wmpi_kick() bumps a generation counter and, if block() sleeps, writes the
@@ -140,6 +142,18 @@ static int io_block(void *ctx, int timeout_ms)
     return -1; /* the server's poll round that follows finds the ready */
 }
 
+/* Make a sleeping (or the next) block() return: an idle worker sleeps in
+ * it and the scheduler has other work for it. */
+static void io_unblock(void *ctx)
+{
+    uint64_t one = 1;
+
+    (void)ctx;
+    if (wmpi_eng.wakefd >= 0 && write(wmpi_eng.wakefd, &one, sizeof one) < 0) {
+        /* the counter is saturated: a wake-up is pending anyway */
+    }
+}
+
 /* ------------------------------------------------------------ set-up */
 
 static int watch(int fd)
@@ -153,7 +167,7 @@ static int watch(int fd)
 int wmpi_io_start(void)
 {
     weft_io_params p = { .name = "mpi", .poll = io_poll, .group = io_group,
-                         .block = io_block, .frequency = 0 };
+                         .block = io_block, .frequency = 0, .unblock = io_unblock };
     int tfd = wmpi_eng.tp ? wmpi_eng.tops->pollfd(wmpi_eng.tp) : -1;
 
     wmpi_eng.epfd = epoll_create1(EPOLL_CLOEXEC);

@@ -30,6 +30,10 @@
  *              descheduled) nobody spins: the blocker is engaged at once,
  *              because a woken sleeper gets a CPU faster than a spinner
  *              whose CPU the kernel gave away (sched/latency.c).
+ *              Where the blocker would be engaged by an idle worker, that
+ *              worker may instead sleep in h's block() itself, if h has an
+ *              unblock callback (idle_block.c): one kernel wake-up per
+ *              event instead of the blocker's and then a worker's.
  *   naive    - none of this: each waiter polls and yields (wait.c, fd.c).
  *   signal-driven detection (O_ASYNC + F_SETSIG) is opt-in per fd
  *   (weft_fd_set_sigio, sigio.c) for devices that offer only that: such an
@@ -137,6 +141,8 @@ static int track(uint8_t s)
         return 0;
     uint8_t old = wstate[id];
     wstate[id] = s;
+    if (old == W_ASLEEP)
+        wf_io_idle_release(); /* a claim of idle_deadline it did not use */
     if (old == W_IDLE) {
         int me = id;
         __atomic_compare_exchange_n(&spinner, &me, -1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
@@ -157,6 +163,15 @@ static int has_waiters(weft_io_t h)
     return __atomic_load_n(&h->nreq, __ATOMIC_SEQ_CST) > 0;
 }
 
+/* Whether the waiting caller's own worker is about to go idle and sleep in
+ * h's block() (idle_block.c): a ULT, nothing else runnable, a class that
+ * allows it. If it runs another thread instead, at_switch engages h's
+ * blocker, as for a spinner. */
+static int own_worker_will_block(weft_io_t h)
+{
+    return wf_self() != NULL && wf_sched_nready() == 0 && wf_io_idle_qualifies(h);
+}
+
 /* Whether the waiting caller's own worker is about to go idle and spin on
  * h: a ULT, nothing else runnable, a spin budget, no contention. */
 static int own_worker_will_spin(weft_io_t h)
@@ -173,8 +188,13 @@ void wf_io_after_publish(weft_io_t h)
         wf_io_poller_kick();
     if (!blocker_serves(h, s))
         return;
-    if (s == WEFT_IO_BLOCKING || wf_sched_contended()) {
+    if (s == WEFT_IO_BLOCKING) {
         wf_io_engage(h);
+        return;
+    }
+    if (wf_sched_contended()) {
+        if (!own_worker_will_block(h))
+            wf_io_engage_unwatched(h);
         return;
     }
     if (__atomic_load_n(&n_idle_awake, __ATOMIC_SEQ_CST) > 0)
@@ -191,11 +211,12 @@ void wf_io_after_publish(weft_io_t h)
      * a kick per wait, ~120 us without). */
     if (own_worker_will_spin(h))
         return;
-    /* Nobody idle and awake to poll it: hand it to the blocker now. Not
+    /* Nobody idle and awake to poll it: hand it to the blocker now (unless
+     * a worker sleeps in its block(), idle_block.c). Not
      * left to the waiter's own switch away (at_switch): that may skip its
      * walk (trylock, nothing changed), and a worker that only runs one
      * compute thread never switches again - the wait would be lost. */
-    wf_io_engage(h);
+    wf_io_engage_unwatched(h);
 }
 
 int wf_io_check_unattended(void)
@@ -212,7 +233,7 @@ int wf_io_check_unattended(void)
             continue;
         pending = 1;
         if (nobody_polls)
-            wf_io_engage(h);
+            wf_io_engage_unwatched(h);
     }
     wf_unlock(&wf_io_reg_lock);
     return pending;
@@ -270,7 +291,7 @@ static void at_switch(void)
         if (safe_points_poll(h, s) && due(h, tick))
             wf_io_poll_round(h, WF_DET_POLL);
         if (nobody_polls && blocker_serves(h, s) && has_waiters(h))
-            wf_io_engage(h);
+            wf_io_engage_unwatched(h);
     }
     wf_unlock(&wf_io_reg_lock);
 }
@@ -295,7 +316,8 @@ static int idle_poll(void)
     int64_t now = wf_io_now();
     int woken = 0;
     for (weft_io_t h = wf_io_registry; h; h = h->reg_next) {
-        if (!has_waiters(h) || !safe_points_poll(h, s) || spin_over(h, s, now))
+        if (!has_waiters(h) || !safe_points_poll(h, s) ||
+            (spin_over(h, s, now) && !wf_io_idle_woke_from(h)))
             continue;
         int n = h->ops->test(h, WF_DET_POLL);
         if (n >= 0)
@@ -318,7 +340,8 @@ static int claim_spin(void)
 }
 
 /* Before an idle worker sleeps: keep one spinning while a recent wait is
- * within the spin budget, else hand every waiting handle to its blocker. */
+ * within the spin budget, else hand every waiting handle to its blocker,
+ * or sleep in its block() itself (one handle, idle_block.c). */
 static int64_t idle_deadline(void)
 {
     track(W_ASLEEP);
@@ -339,7 +362,7 @@ static int64_t idle_deadline(void)
         if (s == WEFT_IO_ADAPTIVE && now - last < __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED) &&
             !contended)
             deadline = now;
-        else
+        else if (!wf_io_idle_claim(h))
             wf_io_engage(h);
     }
     wf_unlock(&wf_io_reg_lock);
@@ -352,7 +375,8 @@ static int64_t idle_deadline(void)
     return -1;
 }
 
-static const wf_sched_hooks hooks = { at_switch, idle_poll, idle_deadline };
+static const wf_sched_hooks hooks = { at_switch, idle_poll, idle_deadline, wf_io_idle_block,
+                                      wf_io_idle_interrupt };
 static int hooks_on; /* atomic */
 static int hooks_lock;
 

@@ -92,6 +92,7 @@ struct weft_io {
     /* passive detection */
     int has_block;
     uint32_t blk_state;        /* WF_BLK_*; atomic */
+    int wblock;                /* atomic: worker asleep in block(), or -1 (idle_block.c) */
     pthread_t blk_thread;
     int blk_started;
     int64_t tr_engage, tr_enter, tr_ret; /* trace.c: the blocker's last round */
@@ -126,7 +127,32 @@ static inline int64_t wf_io_now(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* ---------------------------------------------------------- idle_block.c */
+
+/* In idle_deadline (wf_io_reg_lock held): 1 if the calling worker will
+ * sleep in h's block() instead of engaging h's blocker. */
+int wf_io_idle_claim(weft_io_t h);
+/* Whether h may be served that way (adaptive, block and unblock given). */
+int wf_io_idle_qualifies(weft_io_t h);
+/* 1 while a worker sleeps (or is about to) in h's block(). */
+int wf_io_watched(weft_io_t h);
+/* Engage h's blocker unless a worker sleeps in its block(). */
+void wf_io_engage_unwatched(weft_io_t h);
+/* The scheduler's idle_block and idle_interrupt hooks. */
+int wf_io_idle_block(int64_t deadline);
+void wf_io_idle_interrupt(int index);
+/* The calling worker drops a claim it did not use (it is awake). */
+void wf_io_idle_release(void);
+/* 1 once if the calling worker just woke from h's block(): poll h now,
+ * spin budget or not. */
+int wf_io_idle_woke_from(weft_io_t h);
+/* Unregister (h out of the registry): wait until no worker is in h's
+ * block() and no interrupt is on its way to it. */
+void wf_io_idle_quiesce(weft_io_t h);
+
 /* ---------------------------------------------------------------- wait.c */
+
+#define WF_IO_BLOCK_SLICE_MS 100 /* block() timeout: bounds unregister's wait */
 
 extern const wf_io_ops wf_io_user_ops;
 /* Link r in user handle h (h->lock held): nreq, group(). */

@@ -15,7 +15,8 @@
  * contention on one trylock is not a cost worth that machinery.
  *
  * Unregistering (the only tricky part): the handle leaves the registry
- * (no safe point can reach it any more), its blocker thread is stopped and
+ * (no safe point can reach it any more), a worker asleep in its block()
+ * is interrupted and waited for (idle_block.c), its blocker thread is stopped and
  * joined (it may be inside block(), at most one block slice, 100 ms), every
  * waiting request is unlinked and its waiter woken with WEFT_ECANCELED, and
  * the handle is freed once h->users - the waiters still inside a wait on
@@ -169,6 +170,7 @@ weft_io_t wf_io_register_ops(const weft_io_params *p, const wf_io_ops *ops,
     h->ops = ops ? ops : &wf_io_user_ops;
     h->p = *p;
     h->dtor = dtor;
+    h->wblock = -1;
     snprintf(h->name, sizeof h->name, "%s", p->name ? p->name : "io");
     h->p.name = h->name;
     wf_io_adapt_init(h);
@@ -218,6 +220,7 @@ int weft_io_unregister(weft_io_t h)
     if (!h || h->builtin)
         return WEFT_EINVAL;
     registry_remove(h);
+    wf_io_idle_quiesce(h);
     wf_io_blocker_stop(h);
     cancel_waiters(h);
     wait_for_users(h);

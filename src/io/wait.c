@@ -35,7 +35,6 @@
 #include "io/io.h"
 #include "timer/timer.h"
 
-#define BLOCK_SLICE_MS 100 /* block() timeout: bounds unregister's wait */
 
 /* ------------------------------------------------------------ the list */
 
@@ -149,7 +148,7 @@ static void user_block(weft_io_t h)
     uint64_t gen = __atomic_load_n(&h->gen, __ATOMIC_RELAXED);
     weft_io_t prev = wf_io_set_current(h);
     wf_io_trace_stamp(&h->tr_enter);
-    int idx = h->p.block(h->p.ctx, BLOCK_SLICE_MS);
+    int idx = h->p.block(h->p.ctx, WF_IO_BLOCK_SLICE_MS);
     wf_io_trace_stamp(&h->tr_ret);
     wf_io_set_current(prev);
     wf_lock(&h->lock);

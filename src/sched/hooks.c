@@ -75,6 +75,24 @@ int64_t wf_hooks_idle_deadline(void)
     return earliest;
 }
 
+/* The first set that offers a sleep of its own takes the worker. */
+int wf_hooks_idle_block(int64_t deadline)
+{
+    int n = __atomic_load_n(&count, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        if (table[i]->idle_block && table[i]->idle_block(deadline))
+            return 1;
+    return 0;
+}
+
+void wf_hooks_idle_interrupt(int index)
+{
+    int n = __atomic_load_n(&count, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        if (table[i]->idle_interrupt)
+            table[i]->idle_interrupt(index);
+}
+
 /* ------------------------------------------------------ weft_fini hooks */
 
 static int (*fini_table[MAX_HOOK_SETS])(void);

@@ -96,12 +96,25 @@ typedef struct wf_sched_hooks {
     /* Absolute CLOCK_MONOTONIC time (ns) an idle worker may sleep until
      * before it must look again; -1 (WEFT_FOREVER) for no limit. */
     int64_t (*idle_deadline)(void);
+    /* Called instead of the futex sleep, right after idle_deadline: sleep
+     * in the upper layer's own kernel wait (e.g. an I/O class's block())
+     * until an event, `deadline` (ns, -1: none) or idle_interrupt; return
+     * 1 if it slept (or tried to), 0 to let the worker sleep on its futex.
+     * May block (it is the worker's sleep); must not switch. */
+    int (*idle_block)(int64_t deadline);
+    /* The scheduler has work for worker `index`, asleep in idle_block:
+     * make that sleep return. Any thread; must not block. */
+    void (*idle_interrupt)(int index);
 } wf_sched_hooks;
 
 /* Register a set of hooks (any member may be NULL); kept until
  * wf_sched_remove_hooks. At most 8 sets. Returns 0 or WEFT_EAGAIN. The
  * struct must stay valid while registered. */
 int wf_sched_add_hooks(const wf_sched_hooks *h);
+/* From an idle_block hook: 1 if the calling worker was already woken (its
+ * idle_interrupt may have run before the hook published its sleep), so
+ * the hook must not sleep. Check after publishing (seq_cst). */
+int wf_sched_idle_woken(void);
 void wf_sched_remove_hooks(const wf_sched_hooks *h);
 
 /* Scheduler ticks so far, over all workers (one per tick period per busy

@@ -91,7 +91,7 @@ typedef struct wf_worker {
     volatile uint64_t ticks_seen; /* handler runs on this kernel thread (eintr.c) */
     int rq_lock;
     wf_runq rq;
-    uint32_t sleep_word;      /* 1 while asleep in the kernel (futex) */
+    uint32_t sleep_word;      /* 0 awake, 1 futex, 2 idle_block hook */
     int timer_lock;
     int timer_armed;
     timer_t timer;
@@ -190,6 +190,8 @@ void wf_futex_wait(uint32_t *addr, uint32_t val);
 void wf_hooks_at_switch(void);
 int wf_hooks_idle_poll(void);
 int64_t wf_hooks_idle_deadline(void);
+int wf_hooks_idle_block(int64_t deadline);
+void wf_hooks_idle_interrupt(int index);
 int wf_hooks_at_fini(void);
 
 /* worker.c */

@@ -20,6 +20,13 @@
  * At least one of the two sees the other's store. The nsleeping counter
  * makes the common case (nobody asleep) one load. A thread queued on a
  * busy worker also wakes one sleeping worker, so that it can be stolen.
+ * sleep_word says where the worker sleeps: IN_HOOK while the upper layers
+ * may put it to sleep in their own kernel wait (idle_block hook: the I/O
+ * server runs an event class's block() there, so that the event wakes the
+ * worker that runs its waiter - one kernel wake-up instead of a blocker's
+ * and then a worker's), IN_FUTEX on the futex. The waker's exchange tells
+ * it which: a futex wake or the idle_interrupt hook. A hook that declines
+ * moves IN_HOOK to IN_FUTEX by CAS (a failed CAS: already woken).
  *
  * Shutdown: weft_fini() sets wf_g.shutdown and wakes everyone; a worker
  * with nothing to run then returns to its kernel stack (boot_ctx) and its
@@ -39,14 +46,24 @@
 #define IDLE_SPIN_NS (20 * 1000)
 #define IDLE_STACK_SIZE (64 * 1024)
 
+enum { AWAKE = 0, IN_FUTEX = 1, IN_HOOK = 2 };
+
 static int wake_if_sleeping(wf_worker *w)
 {
     if (!__atomic_load_n(&w->sleep_word, __ATOMIC_SEQ_CST))
         return 0;
-    if (!__atomic_exchange_n(&w->sleep_word, 0, __ATOMIC_SEQ_CST))
-        return 0;
-    wf_futex_wake(&w->sleep_word, 1);
-    return 1;
+    uint32_t old = __atomic_exchange_n(&w->sleep_word, AWAKE, __ATOMIC_SEQ_CST);
+    if (old == IN_FUTEX)
+        wf_futex_wake(&w->sleep_word, 1);
+    else if (old == IN_HOOK)
+        wf_hooks_idle_interrupt(w->index);
+    return old != AWAKE;
+}
+
+int wf_sched_idle_woken(void)
+{
+    wf_worker *w = wf_worker_self();
+    return !w || __atomic_load_n(&w->sleep_word, __ATOMIC_SEQ_CST) == AWAKE;
 }
 
 void wf_kernel_stack_bounds(void **lo, size_t *size)
@@ -81,16 +98,26 @@ static int work_visible(wf_worker *w)
 
 /* Sleep until woken or until the hooks' deadline (one futex wait: a
  * spurious or timed-out return just sends the worker round its loop). */
+static void futex_sleep(wf_worker *w, int64_t deadline)
+{
+    uint32_t s = IN_HOOK;
+    if (__atomic_compare_exchange_n(&w->sleep_word, &s, IN_FUTEX, 0, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_SEQ_CST))
+        wf_futex_wait_until(&w->sleep_word, IN_FUTEX, deadline);
+}
+
 static void idle_sleep(wf_worker *w)
 {
     wf_timer_disarm(w);
     __atomic_fetch_add(&wf_g.nsleeping, 1, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&w->sleep_word, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&w->sleep_word, IN_HOOK, __ATOMIC_SEQ_CST);
     if (!work_visible(w) && !__atomic_load_n(&wf_g.shutdown, __ATOMIC_SEQ_CST)) {
         w->stats.idle_sleeps++;
-        wf_futex_wait_until(&w->sleep_word, 1, wf_hooks_idle_deadline());
+        int64_t deadline = wf_hooks_idle_deadline();
+        if (!wf_hooks_idle_block(deadline))
+            futex_sleep(w, deadline);
     }
-    __atomic_store_n(&w->sleep_word, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&w->sleep_word, AWAKE, __ATOMIC_SEQ_CST);
     __atomic_fetch_sub(&wf_g.nsleeping, 1, __ATOMIC_SEQ_CST);
     wf_timer_arm(w);
 }
