@@ -92,6 +92,8 @@ typedef struct wf_worker {
     int rq_lock;
     wf_runq rq;
     uint32_t sleep_word;      /* 0 awake, 1 futex, 2 idle_block hook */
+    int64_t shared_until;     /* owner only: yield while spinning until then
+                                 (its CPU is shared, latency.c) */
     int timer_lock;
     int timer_armed;
     timer_t timer;
@@ -228,6 +230,10 @@ void wf_latency_slice_apply(void);    /* the calling kernel thread */
 /* A spinning idle worker was off its CPU for off_ns (wall time minus its
  * CPU time) over a spin round: note contention if that is long. */
 void wf_latency_note_off_cpu(int64_t off_ns);
+/* The same observation, for the worker's own CPU: if off_ns says another
+ * task ran there, w's idle spin yields the CPU (sched_yield) between polls
+ * until *shared_until (extended by each such round). */
+void wf_latency_note_shared(int64_t *shared_until, int64_t off_ns, int64_t now);
 
 /* safepc.c */
 int wf_safepc_init(void);

@@ -32,6 +32,7 @@
  * with nothing to run then returns to its kernel stack (boot_ctx) and its
  * pthread exits.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -144,7 +145,8 @@ static int64_t monotonic_ns(void)
  * contended (latency.c): a sleeper is woken faster than a spinner whose
  * CPU was taken. "Descheduled" is wall time minus the thread's CPU time
  * over a round: a long hook (progress moving data) is not mistaken for
- * it. */
+ * it. A shorter time off the CPU says it is shared: the spin then yields
+ * between polls (latency.c). */
 static int64_t thread_cpu_ns(void)
 {
     struct timespec ts;
@@ -156,6 +158,7 @@ static wf_thread *find_work(wf_worker *w)
 {
     int64_t prev = monotonic_ns(), prev_cpu = thread_cpu_ns(), until = prev + IDLE_SPIN_NS;
     for (;;) {
+        int yield = prev < w->shared_until;
         for (int i = 0; i < 16; i++) {
             if (work_visible(w) || wf_hooks_idle_poll() > 0) {
                 wf_thread *t = wf_pick_next(w, 0);
@@ -164,10 +167,14 @@ static wf_thread *find_work(wf_worker *w)
             }
             if (__atomic_load_n(&wf_g.shutdown, __ATOMIC_RELAXED))
                 return NULL;
-            wf_cpu_relax();
+            if (yield)
+                sched_yield(); /* another task wants this CPU (latency.c) */
+            else
+                wf_cpu_relax();
         }
         int64_t now = monotonic_ns(), cpu = thread_cpu_ns();
         wf_latency_note_off_cpu((now - prev) - (cpu - prev_cpu));
+        wf_latency_note_shared(&w->shared_until, (now - prev) - (cpu - prev_cpu), now);
         if (now >= until || wf_sched_contended())
             return NULL;
         prev = now;
