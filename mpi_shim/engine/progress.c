@@ -206,6 +206,10 @@ int wmpi_block(wmpi_waiter *w)
 {
     int err;
 
+    /* Already done (an eager send the socket took at once): a progress
+     * pass would cost an epoll_wait on the message's critical path. */
+    if (wmpi_waiter_ready(w))
+        return 0;
     if (wmpi_lock_try(&wmpi_eng.lock)) {
         wmpi_progress_locked(WMPI_BUDGET_THREAD);
         wmpi_unlock_engine();

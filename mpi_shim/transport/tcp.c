@@ -200,7 +200,9 @@ static int tcp_send(struct wmpi_transport *t, int peer, wmpi_frame *f)
 
 /* -------------------------------------------------------------- receiving */
 
-static ssize_t rx_read(tcp_peer *p, size_t budget)
+/* One readv into the payload's destination and/or the staging buffer;
+ * *room says how much it could have taken. */
+static ssize_t rx_read(tcp_peer *p, size_t budget, size_t *room)
 {
     struct iovec iov[2];
     size_t pending = p->rtail - p->rhead, direct = 0;
@@ -216,6 +218,7 @@ static ssize_t rx_read(tcp_peer *p, size_t budget)
         iov[n++] = (struct iovec){ (char *)p->rx.buf + p->rgot, direct };
     }
     iov[n++] = (struct iovec){ p->rbuf + p->rtail, WMPI_TCP_RBUF - p->rtail };
+    *room = direct + (WMPI_TCP_RBUF - p->rtail);
     r = readv(p->fd, iov, n);
     if (r > 0) {
         size_t d = (size_t)r < direct ? (size_t)r : direct;
@@ -276,7 +279,8 @@ static void rx_parse(struct wmpi_transport *t, tcp_peer *p)
 static void rx(struct wmpi_transport *t, tcp_peer *p, size_t budget)
 {
     while (p->fd >= 0) {
-        ssize_t r = rx_read(p, budget);
+        size_t room;
+        ssize_t r = rx_read(p, budget, &room);
 
         if (r == 0) {
             lose(t, p, -ECONNRESET);
@@ -291,7 +295,9 @@ static void rx(struct wmpi_transport *t, tcp_peer *p, size_t budget)
             return;
         }
         rx_parse(t, p);
-        if ((size_t)r >= budget)
+        /* A short read emptied the socket: another would only say EAGAIN
+         * (a system call per message); epoll reports what comes next. */
+        if ((size_t)r >= budget || (size_t)r < room)
             return;
         budget -= (size_t)r;
     }
