@@ -1,9 +1,10 @@
 /* The MPI shim's binding of local ranks (wmpi_bind_local_rank, engine/
  * bind.c): with n local ranks on c >= n allowed CPUs, local rank r is bound
  * to the allowed CPUs of index [r*c/n, (r+1)*c/n) - shares that are
- * disjoint and together cover the allowed set; nothing changes with
- * WEFT_MPI_BIND=none, with more local ranks than CPUs, with one local rank,
- * or without the launcher's variables. Weft's runtime is not started here
+ * disjoint and together cover the allowed set; with more local ranks than
+ * CPUs each gets the one CPU of index r*c/n; nothing changes with
+ * WEFT_MPI_BIND=none, with one local rank, or without the launcher's
+ * variables. Weft's runtime is not started here
  * (binding happens only before it starts). Skipped on one CPU.
  */
 #include <sched.h>
@@ -83,8 +84,6 @@ static void test_left_alone(void **state)
     cpu_set_t got;
     bind_as(1, 2, "none", &got);
     assert_true(CPU_EQUAL(&got, &allowed));
-    bind_as(0, CPU_COUNT(&allowed) + 1, NULL, &got); /* oversubscribed */
-    assert_true(CPU_EQUAL(&got, &allowed));
     bind_as(0, 1, NULL, &got);
     assert_true(CPU_EQUAL(&got, &allowed));
     restore(); /* no launcher variables at all */
@@ -93,11 +92,40 @@ static void test_left_alone(void **state)
     assert_true(CPU_EQUAL(&got, &allowed));
 }
 
+/* The lowest CPU of a set. */
+static int first_cpu(const cpu_set_t *set)
+{
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, set))
+            return cpu;
+    return -1;
+}
+
+/* More ranks than CPUs: each rank gets one CPU, in rank order (neighbours
+ * share one), and every CPU is used. */
+static void test_oversubscribed_ranks_share_single_cpus(void **state)
+{
+    (void)state;
+    need_two_cpus();
+    int c = CPU_COUNT(&allowed), n = 2 * c + 1, last = -1;
+    cpu_set_t all, share;
+    CPU_ZERO(&all);
+    for (int r = 0; r < n; r++) {
+        bind_as(r, n, NULL, &share);
+        assert_int_equal(CPU_COUNT(&share), 1);
+        assert_true(first_cpu(&share) >= last);
+        last = first_cpu(&share);
+        CPU_OR(&all, &all, &share);
+    }
+    assert_true(CPU_EQUAL(&all, &allowed));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shares_partition_the_cpus),
         cmocka_unit_test(test_left_alone),
+        cmocka_unit_test(test_oversubscribed_ranks_share_single_cpus),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
