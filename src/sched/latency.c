@@ -44,7 +44,11 @@
  * Measured (2 ranks sharing one CPU, 8 B ping-pong over TCP): 31 -> 15 us
  * one-way; 4 ranks on 2 CPUs, 8 B allreduce ~110 -> ~60 us. Open MPI's
  * yield_when_idle does the same, for the whole run, when it knows the
- * node is oversubscribed. Rejected: yielding always (a yield per poll
+ * node is oversubscribed. While yielding, contention (above) is one long
+ * turn given away (a task that computes), not the sum of the short turns
+ * of neighbours that only answer messages: summed, four ranks per CPU
+ * looked contended at every round and slept instead (8 ranks on 2 CPUs,
+ * 8 B allreduce ~305 -> ~220 us). Rejected: yielding always (a yield per poll
  * added ~0.6 us to a ping-pong across two idle CPUs); yielding only under
  * contention (a peer that needs the CPU for 10-30 us per message never
  * keeps the spinner off its CPU for OFF_CPU_NS, so it was not noticed and

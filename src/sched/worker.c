@@ -154,11 +154,21 @@ static int64_t thread_cpu_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Give the CPU to whoever else is runnable on it (latency.c); returns the
+ * wall time that took: the others' turn. */
+static int64_t yield_cpu(void)
+{
+    int64_t t0 = monotonic_ns();
+    sched_yield();
+    return monotonic_ns() - t0;
+}
+
 static wf_thread *find_work(wf_worker *w)
 {
     int64_t prev = monotonic_ns(), prev_cpu = thread_cpu_ns(), until = prev + IDLE_SPIN_NS;
     for (;;) {
         int yield = prev < w->shared_until;
+        int64_t longest_turn = 0;
         for (int i = 0; i < 16; i++) {
             if (work_visible(w) || wf_hooks_idle_poll() > 0) {
                 wf_thread *t = wf_pick_next(w, 0);
@@ -167,14 +177,20 @@ static wf_thread *find_work(wf_worker *w)
             }
             if (__atomic_load_n(&wf_g.shutdown, __ATOMIC_RELAXED))
                 return NULL;
-            if (yield)
-                sched_yield(); /* another task wants this CPU (latency.c) */
-            else
+            if (yield) {
+                int64_t turn = yield_cpu();
+                longest_turn = turn > longest_turn ? turn : longest_turn;
+            } else {
                 wf_cpu_relax();
+            }
         }
         int64_t now = monotonic_ns(), cpu = thread_cpu_ns();
-        wf_latency_note_off_cpu((now - prev) - (cpu - prev_cpu));
-        wf_latency_note_shared(&w->shared_until, (now - prev) - (cpu - prev_cpu), now);
+        int64_t off = (now - prev) - (cpu - prev_cpu);
+        /* Yielding, the time off the CPU is the neighbours' turns that the
+         * yields gave away: contention is one long turn (a task that
+         * computes), not their sum. */
+        wf_latency_note_off_cpu(yield ? longest_turn : off);
+        wf_latency_note_shared(&w->shared_until, off, now);
         if (now >= until || wf_sched_contended())
             return NULL;
         prev = now;
