@@ -300,11 +300,21 @@ static void at_switch(void)
  * worker stops polling it and goes on to sleep (idle_deadline engages the
  * blocker). Without this the budget would only be checked after the idle
  * loop's whole spin round, ~2000 polls (~1-2 ms of epoll_wait calls). */
+/* How long an idle worker keeps polling h after its latest wait started:
+ * the adaptive budget, or its cap (WEFT_IO_SPIN_US) while the worker's CPU
+ * is shared. The worker yields between polls then (sched/latency.c), so
+ * that time is mostly its neighbours' turns, not a CPU burnt; measured
+ * with 4 ranks per CPU, the adaptive budget ran out in wall time at nearly
+ * every wait, and each wait ended in a sleep and a kernel wake-up. */
+static int64_t spin_budget(weft_io_t h)
+{
+    return wf_sched_cpu_shared() ? wf_io_spin_ns() : __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED);
+}
+
 static int spin_over(weft_io_t h, weft_io_strategy s, int64_t now)
 {
     return blocker_serves(h, s) &&
-           now - __atomic_load_n(&h->last_wait_ns, __ATOMIC_RELAXED) >=
-               __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED);
+           now - __atomic_load_n(&h->last_wait_ns, __ATOMIC_RELAXED) >= spin_budget(h);
 }
 
 static int idle_poll(void)
@@ -359,8 +369,7 @@ static int64_t idle_deadline(void)
             __atomic_load_n(&h->blk_state, __ATOMIC_SEQ_CST) != WF_BLK_SLEEP)
             continue;
         int64_t last = __atomic_load_n(&h->last_wait_ns, __ATOMIC_RELAXED);
-        if (s == WEFT_IO_ADAPTIVE && now - last < __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED) &&
-            !contended)
+        if (s == WEFT_IO_ADAPTIVE && now - last < spin_budget(h) && !contended)
             deadline = now;
         else if (!wf_io_idle_claim(h))
             wf_io_engage(h);

@@ -41,6 +41,9 @@
  * after each such observation the worker yields (sched_yield) between
  * idle polls: a runnable task on its CPU then runs at once, and with
  * nobody else runnable a yield returns at once (a system call, ~0.3 us).
+ * A yield that took SHARED_TURN_NS or more let somebody run: it renews
+ * the mode (a spin that finds its event within a round never completes
+ * the round's own observation).
  * Measured (2 ranks sharing one CPU, 8 B ping-pong over TCP): 31 -> 15 us
  * one-way; 4 ranks on 2 CPUs, 8 B allreduce ~110 -> ~60 us. Open MPI's
  * yield_when_idle does the same, for the whole run, when it knows the
@@ -48,8 +51,8 @@
  * turn given away (a task that computes), not the sum of the short turns
  * of neighbours that only answer messages: summed, four ranks per CPU
  * looked contended at every round and slept instead (8 ranks on 2 CPUs,
- * 8 B allreduce ~305 -> ~220 us). Rejected: yielding always (a yield per poll
- * added ~0.6 us to a ping-pong across two idle CPUs); yielding only under
+ * 8 B allreduce ~305 -> ~220 us). Rejected: yielding always (a yield per
+ * poll added ~0.6 us to a ping-pong across two idle CPUs); yielding only under
  * contention (a peer that needs the CPU for 10-30 us per message never
  * keeps the spinner off its CPU for OFF_CPU_NS, so it was not noticed and
  * the spinner ran out its slice at every message).
@@ -70,6 +73,7 @@
 #define OFF_CPU_NS (100 * 1000LL)      /* runnable, not running: descheduled */
 #define CONTENDED_NS (50 * 1000 * 1000LL)
 #define SHARED_OFF_NS (10 * 1000LL)         /* another task ran on our CPU */
+#define SHARED_TURN_NS (2 * 1000LL)         /* a yield that let one run */
 #define SHARED_NS (10 * 1000 * 1000LL)
 
 /* struct sched_attr of the kernel ABI (linux/sched/types.h clashes with
@@ -127,10 +131,20 @@ void wf_latency_note_off_cpu(int64_t off_ns)
         ;
 }
 
-void wf_latency_note_shared(int64_t *shared_until, int64_t off_ns, int64_t now)
+void wf_latency_note_shared(int64_t *shared_until, int64_t off_ns, int yielded, int64_t now)
 {
-    if (off_ns >= SHARED_OFF_NS)
+    if (off_ns >= (yielded ? SHARED_TURN_NS : SHARED_OFF_NS))
         *shared_until = now + SHARED_NS;
+}
+
+int wf_sched_cpu_shared(void)
+{
+    wf_worker *w = wf_worker_self();
+    struct timespec ts;
+    if (!w || w->shared_until == 0)
+        return 0;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec < w->shared_until;
 }
 
 int wf_sched_contended(void)

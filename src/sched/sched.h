@@ -158,6 +158,11 @@ int wf_sched_nready(void);
  * then costs more than sleeping, see latency.c. Context: any. */
 int wf_sched_contended(void);
 
+/* 1 if the calling kernel thread is a worker whose CPU was found shared
+ * with another task within the last 10 ms: its idle spin then yields the
+ * CPU between polls (latency.c). Context: any (0 off a worker). */
+int wf_sched_cpu_shared(void);
+
 /* Futex helpers on a 32-bit word: sleep while *addr == val (until the
  * absolute CLOCK_MONOTONIC `deadline_ns`, or forever if < 0); wake n. */
 void wf_futex_wait_until(uint32_t *addr, uint32_t val, int64_t deadline_ns);

@@ -155,12 +155,15 @@ static int64_t thread_cpu_ns(void)
 }
 
 /* Give the CPU to whoever else is runnable on it (latency.c); returns the
- * wall time that took: the others' turn. */
-static int64_t yield_cpu(void)
+ * wall time that took: the others' turn, which, if long enough to say that
+ * somebody ran, keeps w yielding. */
+static int64_t yield_cpu(wf_worker *w)
 {
     int64_t t0 = monotonic_ns();
     sched_yield();
-    return monotonic_ns() - t0;
+    int64_t t1 = monotonic_ns();
+    wf_latency_note_shared(&w->shared_until, t1 - t0, 1, t1);
+    return t1 - t0;
 }
 
 static wf_thread *find_work(wf_worker *w)
@@ -178,7 +181,7 @@ static wf_thread *find_work(wf_worker *w)
             if (__atomic_load_n(&wf_g.shutdown, __ATOMIC_RELAXED))
                 return NULL;
             if (yield) {
-                int64_t turn = yield_cpu();
+                int64_t turn = yield_cpu(w);
                 longest_turn = turn > longest_turn ? turn : longest_turn;
             } else {
                 wf_cpu_relax();
@@ -190,7 +193,7 @@ static wf_thread *find_work(wf_worker *w)
          * yields gave away: contention is one long turn (a task that
          * computes), not their sum. */
         wf_latency_note_off_cpu(yield ? longest_turn : off);
-        wf_latency_note_shared(&w->shared_until, off, now);
+        wf_latency_note_shared(&w->shared_until, off, 0, now);
         if (now >= until || wf_sched_contended())
             return NULL;
         prev = now;
