@@ -98,10 +98,10 @@ int64_t wf_io_tick_ns(void)
     return q > 0 && q < 1000000 ? q : 1000000;
 }
 
-static void mark_polled(weft_io_t h)
+static void mark_polled(weft_io_t h, int64_t now)
 {
     __atomic_store_n(&h->last_poll_tick, wf_sched_tick_count(), __ATOMIC_RELAXED);
-    __atomic_store_n(&h->last_poll_ns, wf_io_now(), __ATOMIC_RELAXED);
+    __atomic_store_n(&h->last_poll_ns, now, __ATOMIC_RELAXED);
 }
 
 int wf_io_poll_round(weft_io_t h, int how)
@@ -109,7 +109,7 @@ int wf_io_poll_round(weft_io_t h, int how)
     int n = h->ops->test(h, how);
     if (n < 0)
         return 0; /* busy: someone else is polling it */
-    mark_polled(h);
+    mark_polled(h, wf_io_now());
     wf_io_adapt_period(h, n);
     return n;
 }
@@ -306,15 +306,16 @@ static void at_switch(void)
  * that time is mostly its neighbours' turns, not a CPU burnt; measured
  * with 4 ranks per CPU, the adaptive budget ran out in wall time at nearly
  * every wait, and each wait ended in a sleep and a kernel wake-up. */
-static int64_t spin_budget(weft_io_t h)
+static int64_t spin_budget(weft_io_t h, int64_t now)
 {
-    return wf_sched_cpu_shared() ? wf_io_spin_ns() : __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED);
+    return wf_sched_cpu_shared(now) ? wf_io_spin_ns()
+                                    : __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED);
 }
 
 static int spin_over(weft_io_t h, weft_io_strategy s, int64_t now)
 {
     return blocker_serves(h, s) &&
-           now - __atomic_load_n(&h->last_wait_ns, __ATOMIC_RELAXED) >= spin_budget(h);
+           now - __atomic_load_n(&h->last_wait_ns, __ATOMIC_RELAXED) >= spin_budget(h, now);
 }
 
 static int idle_poll(void)
@@ -331,7 +332,7 @@ static int idle_poll(void)
             continue;
         int n = h->ops->test(h, WF_DET_POLL);
         if (n >= 0)
-            mark_polled(h);
+            mark_polled(h, now);
         woken += n > 0 ? n : 0;
     }
     wf_unlock(&wf_io_reg_lock);
@@ -369,7 +370,7 @@ static int64_t idle_deadline(void)
             __atomic_load_n(&h->blk_state, __ATOMIC_SEQ_CST) != WF_BLK_SLEEP)
             continue;
         int64_t last = __atomic_load_n(&h->last_wait_ns, __ATOMIC_RELAXED);
-        if (s == WEFT_IO_ADAPTIVE && now - last < spin_budget(h) && !contended)
+        if (s == WEFT_IO_ADAPTIVE && now - last < spin_budget(h, now) && !contended)
             deadline = now;
         else if (!wf_io_idle_claim(h))
             wf_io_engage(h);

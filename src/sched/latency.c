@@ -137,14 +137,10 @@ void wf_latency_note_shared(int64_t *shared_until, int64_t off_ns, int yielded, 
         *shared_until = now + SHARED_NS;
 }
 
-int wf_sched_cpu_shared(void)
+int wf_sched_cpu_shared(int64_t now)
 {
     wf_worker *w = wf_worker_self();
-    struct timespec ts;
-    if (!w || w->shared_until == 0)
-        return 0;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec < w->shared_until;
+    return w && now < w->shared_until;
 }
 
 int wf_sched_contended(void)

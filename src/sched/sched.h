@@ -159,9 +159,10 @@ int wf_sched_nready(void);
 int wf_sched_contended(void);
 
 /* 1 if the calling kernel thread is a worker whose CPU was found shared
- * with another task within the last 10 ms: its idle spin then yields the
- * CPU between polls (latency.c). Context: any (0 off a worker). */
-int wf_sched_cpu_shared(void);
+ * with another task within 10 ms before `now` (CLOCK_MONOTONIC ns): its
+ * idle spin then yields the CPU between polls (latency.c). Context: any
+ * (0 off a worker). */
+int wf_sched_cpu_shared(int64_t now);
 
 /* Futex helpers on a 32-bit word: sleep while *addr == val (until the
  * absolute CLOCK_MONOTONIC `deadline_ns`, or forever if < 0); wake n. */
