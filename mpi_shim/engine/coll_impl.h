@@ -135,11 +135,20 @@ static inline char *wmpi_coll_at(const void *buf, int64_t i, const wmpi_datatype
 typedef struct wmpi_coll_tmp {
     void *base;
     char *p;
+    size_t cap; /* bytes at base (coll_scratch.c) */
 } wmpi_coll_tmp;
 
 /* Errors: WEFT_ENOMEM, WEFT_EINVAL (size overflows). */
 int wmpi_coll_tmp_alloc(wmpi_coll_tmp *t, int64_t count, const wmpi_datatype *dt);
 void wmpi_coll_tmp_free(wmpi_coll_tmp *t);
+
+/* coll_scratch.c: a block of at least `bytes` (its real size in *cap), from
+ * the cache of large blocks or malloc; NULL when out of memory. */
+void *wmpi_scratch_get(size_t bytes, size_t *cap);
+/* Give back a block from wmpi_scratch_get (NULL ignored): cached or freed. */
+void wmpi_scratch_put(void *p, size_t cap);
+/* Free every cached block (MPI_Finalize). */
+void wmpi_scratch_drain(void);
 
 /* Copy scount elements of sdt at s into rcount elements of rdt at r
  * (type signatures must agree, as MPI requires). Errors: -EMSGSIZE (the

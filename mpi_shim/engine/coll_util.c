@@ -189,7 +189,7 @@ int wmpi_coll_tmp_alloc(wmpi_coll_tmp *t, int64_t count, const wmpi_datatype *dt
             return WEFT_EINVAL;
         span += (count - 1) * b.extent;
     }
-    t->base = malloc(span > 0 ? (size_t)span : 1);
+    t->base = wmpi_scratch_get(span > 0 ? (size_t)span : 1, &t->cap);
     if (!t->base)
         return WEFT_ENOMEM;
     t->p = (char *)t->base - b.true_lb;
@@ -198,7 +198,7 @@ int wmpi_coll_tmp_alloc(wmpi_coll_tmp *t, int64_t count, const wmpi_datatype *dt
 
 void wmpi_coll_tmp_free(wmpi_coll_tmp *t)
 {
-    free(t->base);
+    wmpi_scratch_put(t->base, t->cap);
     t->base = NULL;
     t->p = NULL;
 }

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "engine/coll_impl.h"
 #include "engine/internal.h"
 
 wmpi_engine wmpi_eng = { .lock = WMPI_LOCK_INITIALIZER, .epfd = -1, .wakefd = -1 };
@@ -212,6 +213,7 @@ int wmpi_finalize(void)
     free_queues();
     free(wmpi_eng.peers);
     wmpi_eng.peers = NULL;
+    wmpi_scratch_drain();
     wmpi_state.finalized = 1;
     if (started_weft && weft_fini() == 0)
         started_weft = 0;
