@@ -296,10 +296,6 @@ static void at_switch(void)
     wf_unlock(&wf_io_reg_lock);
 }
 
-/* Past its spin budget, a handle the blocker serves is left to it: the
- * worker stops polling it and goes on to sleep (idle_deadline engages the
- * blocker). Without this the budget would only be checked after the idle
- * loop's whole spin round, ~2000 polls (~1-2 ms of epoll_wait calls). */
 /* How long an idle worker keeps polling h after its latest wait started:
  * the adaptive budget, or its cap (WEFT_IO_SPIN_US) while the worker's CPU
  * is shared. The worker yields between polls then (sched/latency.c), so
@@ -312,6 +308,10 @@ static int64_t spin_budget(weft_io_t h, int64_t now)
                                     : __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED);
 }
 
+/* Past its spin budget, a handle the blocker serves is left to it: the
+ * worker stops polling it and goes on to sleep (idle_deadline engages the
+ * blocker). Without this the budget would only be checked after the idle
+ * loop's whole spin round, ~2000 polls (~1-2 ms of epoll_wait calls). */
 static int spin_over(weft_io_t h, weft_io_strategy s, int64_t now)
 {
     return blocker_serves(h, s) &&

@@ -52,8 +52,8 @@
  * of neighbours that only answer messages: summed, four ranks per CPU
  * looked contended at every round and slept instead (8 ranks on 2 CPUs,
  * 8 B allreduce ~305 -> ~220 us). Rejected: yielding always (a yield per
- * poll added ~0.6 us to a ping-pong across two idle CPUs); yielding only under
- * contention (a peer that needs the CPU for 10-30 us per message never
+ * poll added ~0.6 us to a ping-pong across two idle CPUs); yielding only
+ * under contention (a peer that needs the CPU for 10-30 us per message never
  * keeps the spinner off its CPU for OFF_CPU_NS, so it was not noticed and
  * the spinner ran out its slice at every message).
  *
