@@ -269,7 +269,10 @@ static void at_switch(void)
 {
     int busy = wf_self() != NULL;
     int changed = track(busy ? W_BUSY : W_IDLE);
-    if (nothing_waits())
+    /* Going idle: the idle loop's first idle_poll is moments away (a poll
+     * here would repeat the waiter's own immediate poll of just before,
+     * one more system call per wait). */
+    if (nothing_waits() || !busy)
         return;
     uint64_t tick = wf_sched_tick_count();
     uint32_t epoch = __atomic_load_n(&wf_io_epoch, __ATOMIC_SEQ_CST);
