@@ -137,6 +137,12 @@ void *weft_io_request_arg(void *it);
  * WEFT_IO_NULL outside callbacks. Context: any. Blocks: no. */
 weft_io_t weft_io_current(void);
 
+/* 1 while the calling poll() callback runs on an idle worker (nothing else
+ * to run there: a poll may take its time, e.g. move a large message whole),
+ * 0 at a safe point between two threads (keep it short: the next thread
+ * waits) and outside callbacks. Context: any. Blocks: no. */
+int weft_io_idle_poll(void);
+
 /* --------------------------------------------------------------- strategy */
 
 typedef enum weft_io_strategy {

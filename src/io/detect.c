@@ -333,7 +333,9 @@ static int idle_poll(void)
         if (!has_waiters(h) || !safe_points_poll(h, s) ||
             (spin_over(h, s, now) && !wf_io_idle_woke_from(h)))
             continue;
+        wf_io_idle_polling = 1;
         int n = h->ops->test(h, WF_DET_POLL);
+        wf_io_idle_polling = 0;
         if (n >= 0)
             mark_polled(h, now);
         woken += n > 0 ? n : 0;

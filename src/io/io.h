@@ -150,6 +150,10 @@ int wf_io_idle_woke_from(weft_io_t h);
  * block() and no interrupt is on its way to it. */
 void wf_io_idle_quiesce(weft_io_t h);
 
+/* 1 on a kernel thread while detect.c's idle_poll runs poll callbacks
+ * (weft_io_idle_poll). */
+extern __thread int wf_io_idle_polling;
+
 /* ---------------------------------------------------------------- wait.c */
 
 #define WF_IO_BLOCK_SLICE_MS 100 /* block() timeout: bounds unregister's wait */

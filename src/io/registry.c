@@ -59,6 +59,7 @@ static int strategy = WEFT_IO_ADAPTIVE;
 static int64_t spin_ns = 500 * 1000;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static __thread weft_io_t current;
+__thread int wf_io_idle_polling; /* detect.c's idle_poll is polling */
 
 /* ------------------------------------------------------------ start-up */
 
@@ -254,6 +255,11 @@ weft_io_t wf_io_set_current(weft_io_t h)
 weft_io_t weft_io_current(void)
 {
     return current;
+}
+
+int weft_io_idle_poll(void)
+{
+    return wf_io_idle_polling;
 }
 
 void *weft_io_request_first(weft_io_t h)
