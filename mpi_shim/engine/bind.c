@@ -64,21 +64,22 @@ static void take_share(const cpu_set_t *allowed, int first, int count, cpu_set_t
     }
 }
 
-void wmpi_bind_local_rank(void)
+int wmpi_bind_local_rank(void)
 {
     const char *mode = getenv("WEFT_MPI_BIND");
     int n = env_count(WMPI_ENV_LOCAL_SIZE, 0), r = env_count(WMPI_ENV_LOCAL_RANK, -1);
     cpu_set_t allowed, share;
     int c, first, count;
 
-    if ((mode && !strcmp(mode, "none")) || weft_is_initialized() || n <= 1 || r < 0 || r >= n)
-        return;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
-        return;
+    if (n <= 1 || r < 0 || r >= n || sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+        return 0;
     c = CPU_COUNT(&allowed);
+    if ((mode && !strcmp(mode, "none")) || weft_is_initialized())
+        return n > c;
     first = (int)((long)r * c / n);
     count = (int)((long)(r + 1) * c / n) - first;
     take_share(&allowed, first, count > 0 ? count : 1, &share);
     if (CPU_COUNT(&share) > 0)
         sched_setaffinity(0, sizeof share, &share);
+    return n > c;
 }

@@ -146,8 +146,9 @@ int wmpi_io_start(void);
 void wmpi_io_stop(void);
 
 /* Before Weft starts (MPI_Init): bind this process to its local rank's
- * share of the CPUs (bind.c; WEFT_MPI_BIND). Never fails; never blocks. */
-void wmpi_bind_local_rank(void);
+ * share of the CPUs (bind.c; WEFT_MPI_BIND). Returns 1 if this host's
+ * ranks outnumber the CPUs (they then share them), else 0. Never blocks. */
+int wmpi_bind_local_rank(void);
 
 /* ---------------------------------------------------------------- engine */
 
@@ -156,6 +157,7 @@ typedef struct wmpi_engine {
     wmpi_boot boot;
     int rank, size;              /* in the world */
     size_t eager_limit;
+    size_t idle_budget;          /* progress bytes per peer in an idle poll */
     wmpi_peer *peers;            /* [size] */
     const struct wmpi_transport_ops *tops;
     wmpi_transport *tp;

@@ -11,9 +11,10 @@
  *            into an array - the paper's request array for MPI_Testany;
  *   poll()   (at scheduler safe points, serialised with group) runs one
  *            short progress pass (64 KiB per peer at most: it runs inside
- *            a runtime critical section; 1 MiB on an idle worker,
- *            weft_io_idle_poll), if nobody else is running one,
- *            and returns the index of a ready waiter: one progress pass and
+ *            a runtime critical section; more on an idle worker when
+ *            ranks share CPUs, weft_io_idle_poll), if nobody else is
+ *            running one, and returns the index of a ready waiter: one
+ *            progress pass and
  *            one scan serve every waiting thread (aggregation);
  *   block()  (on the server's blocker kernel thread, when polling is not
  *            worth it) sleeps in epoll_wait on the transports' fd and a
@@ -102,10 +103,9 @@ static int io_poll(void *ctx)
 {
     (void)ctx;
     if (wmpi_lock_try(&wmpi_eng.lock)) {
-        /* An idle worker has nothing else to do: a large message moves in
-         * one pass instead of 64 KiB per idle round (1 MiB ping-pong on 2
-         * vCPUs: ~380 -> ~283 us one-way, Open MPI TCP ~280 us). */
-        wmpi_progress_locked(weft_io_idle_poll() ? WMPI_BUDGET_THREAD : WMPI_BUDGET_POLL);
+        /* An idle worker delays nobody: it moves wmpi_eng.idle_budget
+         * (init.c). */
+        wmpi_progress_locked(weft_io_idle_poll() ? wmpi_eng.idle_budget : WMPI_BUDGET_POLL);
         wmpi_unlock_engine();
     }
     __atomic_store_n(&set.polled_gen,

@@ -2,7 +2,8 @@
  * bind.c): with n local ranks on c >= n allowed CPUs, local rank r is bound
  * to the allowed CPUs of index [r*c/n, (r+1)*c/n) - shares that are
  * disjoint and together cover the allowed set; with more local ranks than
- * CPUs each gets the one CPU of index r*c/n; nothing changes with
+ * CPUs each gets the one CPU of index r*c/n, and the call says the ranks
+ * share CPUs (also with WEFT_MPI_BIND=none); nothing changes with
  * WEFT_MPI_BIND=none, with one local rank, or without the launcher's
  * variables. Weft's runtime is not started here
  * (binding happens only before it starts). Skipped on one CPU.
@@ -35,8 +36,9 @@ static void restore(void)
 }
 
 /* Bind as local rank r of n (bind mode `mode`, NULL: default); the
- * resulting set in *out. */
-static void bind_as(int r, int n, const char *mode, cpu_set_t *out)
+ * resulting set in *out; returns what the binding said (1: the host's
+ * ranks share CPUs). */
+static int bind_as(int r, int n, const char *mode, cpu_set_t *out)
 {
     char rs[16], ns[16];
     restore();
@@ -46,9 +48,10 @@ static void bind_as(int r, int n, const char *mode, cpu_set_t *out)
     setenv("WEFT_MPI_LOCAL_SIZE", ns, 1);
     if (mode)
         setenv("WEFT_MPI_BIND", mode, 1);
-    wmpi_bind_local_rank();
+    int shared = wmpi_bind_local_rank();
     assert_int_equal(sched_getaffinity(0, sizeof *out, out), 0);
     restore();
+    return shared;
 }
 
 static void need_two_cpus(void)
@@ -68,7 +71,7 @@ static void test_shares_partition_the_cpus(void **state)
     CPU_ZERO(&all);
     for (int r = 0; r < n; r++) {
         cpu_set_t common;
-        bind_as(r, n, NULL, &share);
+        assert_int_equal(bind_as(r, n, NULL, &share), 0);
         assert_int_equal(CPU_COUNT(&share), (r + 1) * c / n - r * c / n);
         CPU_AND(&common, &share, &all);
         assert_int_equal(CPU_COUNT(&common), 0); /* disjoint */
@@ -82,7 +85,9 @@ static void test_left_alone(void **state)
     (void)state;
     need_two_cpus();
     cpu_set_t got;
-    bind_as(1, 2, "none", &got);
+    assert_int_equal(bind_as(1, 2, "none", &got), 0);
+    assert_true(CPU_EQUAL(&got, &allowed));
+    assert_int_equal(bind_as(0, CPU_COUNT(&allowed) + 1, "none", &got), 1); /* shared, unbound */
     assert_true(CPU_EQUAL(&got, &allowed));
     bind_as(0, 1, NULL, &got);
     assert_true(CPU_EQUAL(&got, &allowed));
@@ -111,7 +116,7 @@ static void test_oversubscribed_ranks_share_single_cpus(void **state)
     cpu_set_t all, share;
     CPU_ZERO(&all);
     for (int r = 0; r < n; r++) {
-        bind_as(r, n, NULL, &share);
+        assert_int_equal(bind_as(r, n, NULL, &share), 1);
         assert_int_equal(CPU_COUNT(&share), 1);
         assert_true(first_cpu(&share) >= last);
         last = first_cpu(&share);
