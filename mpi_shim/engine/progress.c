@@ -14,8 +14,8 @@
  *            a runtime critical section; more on an idle worker when
  *            ranks share CPUs, weft_io_idle_poll), if nobody else is
  *            running one, and returns the index of a ready waiter: one
- *            progress pass and
- *            one scan serve every waiting thread (aggregation);
+ *            progress pass and one scan serve every waiting thread
+ *            (aggregation);
  *   block()  (on the server's blocker kernel thread, when polling is not
  *            worth it) sleeps in epoll_wait on the transports' fd and a
  *            wake-up eventfd, then runs progress; the server's poll round
@@ -64,17 +64,21 @@ void wmpi_progress_locked(size_t budget)
         wmpi_eng.tops->progress(wmpi_eng.tp, budget);
 }
 
-void wmpi_kick(void)
+/* Make a sleeping (or the next) block() return. */
+static void write_wakefd(void)
 {
     uint64_t one = 1;
 
-    __atomic_add_fetch(&wmpi_eng.gen, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&wmpi_eng.sleepers, __ATOMIC_SEQ_CST) > 0 &&
-        wmpi_eng.wakefd >= 0) {
-        if (write(wmpi_eng.wakefd, &one, sizeof one) < 0) {
-            /* the counter is saturated: a wake-up is pending anyway */
-        }
+    if (wmpi_eng.wakefd >= 0 && write(wmpi_eng.wakefd, &one, sizeof one) < 0) {
+        /* the counter is saturated: a wake-up is pending anyway */
     }
+}
+
+void wmpi_kick(void)
+{
+    __atomic_add_fetch(&wmpi_eng.gen, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&wmpi_eng.sleepers, __ATOMIC_SEQ_CST) > 0)
+        write_wakefd();
 }
 
 /* --------------------------------------------------- the I/O server's side */
@@ -146,16 +150,12 @@ static int io_block(void *ctx, int timeout_ms)
     return -1; /* the server's poll round that follows finds the ready */
 }
 
-/* Make a sleeping (or the next) block() return: an idle worker sleeps in
- * it and the scheduler has other work for it. */
+/* An idle worker sleeps in block() and the scheduler has other work for
+ * it. */
 static void io_unblock(void *ctx)
 {
-    uint64_t one = 1;
-
     (void)ctx;
-    if (wmpi_eng.wakefd >= 0 && write(wmpi_eng.wakefd, &one, sizeof one) < 0) {
-        /* the counter is saturated: a wake-up is pending anyway */
-    }
+    write_wakefd();
 }
 
 /* ------------------------------------------------------------ set-up */

@@ -127,11 +127,7 @@ int wf_io_idle_block(int64_t deadline)
     __atomic_store_n(&blocking_on[id], h, __ATOMIC_SEQ_CST);
     int sleep = !wf_sched_idle_woken() && __atomic_load_n(&h->nreq, __ATOMIC_SEQ_CST) > 0;
     if (sleep) {
-        weft_io_t prev = wf_io_set_current(h);
-        wf_io_trace_stamp(&h->tr_enter);
-        h->p.block(h->p.ctx, WF_IO_BLOCK_SLICE_MS);
-        wf_io_trace_stamp(&h->tr_ret);
-        wf_io_set_current(prev);
+        wf_io_call_block(h);
         woke_from[id] = h;
     }
     release(id, h);
@@ -160,8 +156,7 @@ int wf_io_idle_woke_from(weft_io_t h)
 
 void wf_io_idle_quiesce(weft_io_t h)
 {
-    int id;
-    while ((id = __atomic_load_n(&h->wblock, __ATOMIC_SEQ_CST)) >= 0) {
+    while (wf_io_watched(h)) {
         if (h->p.unblock)
             h->p.unblock(h->p.ctx);
         weft_thread_yield();

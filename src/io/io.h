@@ -159,6 +159,9 @@ extern __thread int wf_io_idle_polling;
 #define WF_IO_BLOCK_SLICE_MS 100 /* block() timeout: bounds unregister's wait */
 
 extern const wf_io_ops wf_io_user_ops;
+/* Run h's block() for at most one slice, as h's current callback and with
+ * the trace stamps (blocker thread or idle worker); returns its result. */
+int wf_io_call_block(weft_io_t h);
 /* Link r in user handle h (h->lock held): nreq, group(). */
 void wf_io_link(weft_io_t h, wf_io_req *r);
 /* Unlink r from h (h->lock held): nreq, group(). */

@@ -35,7 +35,6 @@
 #include "io/io.h"
 #include "timer/timer.h"
 
-
 /* ------------------------------------------------------------ the list */
 
 static void call_group(weft_io_t h)
@@ -140,17 +139,23 @@ static int user_test(weft_io_t h, int how)
     return n;
 }
 
+int wf_io_call_block(weft_io_t h)
+{
+    weft_io_t prev = wf_io_set_current(h);
+    wf_io_trace_stamp(&h->tr_enter);
+    int idx = h->p.block(h->p.ctx, WF_IO_BLOCK_SLICE_MS);
+    wf_io_trace_stamp(&h->tr_ret);
+    wf_io_set_current(prev);
+    return idx;
+}
+
 /* On the blocker thread: block() runs without the lock (it may sleep for
  * long), so its index is trusted only if the set did not change meanwhile;
  * a poll round under the lock follows in any case. */
 static void user_block(weft_io_t h)
 {
     uint64_t gen = __atomic_load_n(&h->gen, __ATOMIC_RELAXED);
-    weft_io_t prev = wf_io_set_current(h);
-    wf_io_trace_stamp(&h->tr_enter);
-    int idx = h->p.block(h->p.ctx, WF_IO_BLOCK_SLICE_MS);
-    wf_io_trace_stamp(&h->tr_ret);
-    wf_io_set_current(prev);
+    int idx = wf_io_call_block(h);
     wf_lock(&h->lock);
     wf_io_req *r = (idx >= 0 && h->gen == gen) ? nth(h, idx) : NULL;
     if (r) {

@@ -111,11 +111,11 @@ typedef struct wf_sched_hooks {
  * wf_sched_remove_hooks. At most 8 sets. Returns 0 or WEFT_EAGAIN. The
  * struct must stay valid while registered. */
 int wf_sched_add_hooks(const wf_sched_hooks *h);
+void wf_sched_remove_hooks(const wf_sched_hooks *h);
 /* From an idle_block hook: 1 if the calling worker was already woken (its
  * idle_interrupt may have run before the hook published its sleep), so
  * the hook must not sleep. Check after publishing (seq_cst). */
 int wf_sched_idle_woken(void);
-void wf_sched_remove_hooks(const wf_sched_hooks *h);
 
 /* Scheduler ticks so far, over all workers (one per tick period per busy
  * worker): the time base for "poll every k ticks". Context: any. */

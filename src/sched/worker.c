@@ -97,8 +97,7 @@ static int work_visible(wf_worker *w)
             ready > __atomic_load_n(&wf_g.nready_bound, __ATOMIC_SEQ_CST));
 }
 
-/* Sleep until woken or until the hooks' deadline (one futex wait: a
- * spurious or timed-out return just sends the worker round its loop). */
+/* The futex sleep, unless a waker got in first (IN_HOOK already gone). */
 static void futex_sleep(wf_worker *w, int64_t deadline)
 {
     uint32_t s = IN_HOOK;
@@ -107,6 +106,9 @@ static void futex_sleep(wf_worker *w, int64_t deadline)
         wf_futex_wait_until(&w->sleep_word, IN_FUTEX, deadline);
 }
 
+/* Sleep until woken or until the hooks' deadline (in an upper layer's
+ * idle_block, else one futex wait: a spurious or timed-out return just
+ * sends the worker round its loop). */
 static void idle_sleep(wf_worker *w)
 {
     wf_timer_disarm(w);
