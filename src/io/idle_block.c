@@ -42,7 +42,12 @@
  * Races: waker "sleep_word = AWAKE; read blocking_on" against sleeper
  * "blocking_on = h; read sleep_word" (seq_cst both): either the waker
  * calls unblock (block() returns at once, even if it starts later: the
- * eventfd stays readable) or the sleeper does not call block().
+ * eventfd stays readable) or the sleeper does not call block(). A waiter
+ * "link (nreq); read wblock" against a claimant that will not sleep
+ * "wblock = -1; read nreq": either the waiter engages the blocker or the
+ * claimant does (release_and_hand_over) - found by a 60 s hang of
+ * misc_mprobe (3 ranks, ASan): the claimant saw no waiter, futex-slept,
+ * and the waiter that came meanwhile was never polled.
  */
 #include <sched.h>
 
@@ -99,6 +104,20 @@ static void release(int id, weft_io_t h)
         __atomic_fetch_add(&wf_io_epoch, 1, __ATOMIC_SEQ_CST);
 }
 
+/* Give up a claim without sleeping in block(). A waiter that linked after
+ * our look at nreq found h watched and left the blocker alone (after
+ * _publish: link, then wf_io_watched); so release first, then look again
+ * (seq_cst both sides) and engage the blocker for it. Counted in
+ * `interrupting`, which unregister waits for, so h outlives the look. */
+static void release_and_hand_over(int id, weft_io_t h)
+{
+    __atomic_fetch_add(&interrupting, 1, __ATOMIC_SEQ_CST);
+    release(id, h);
+    if (__atomic_load_n(&h->nreq, __ATOMIC_SEQ_CST) > 0)
+        wf_io_engage(h);
+    __atomic_fetch_sub(&interrupting, 1, __ATOMIC_SEQ_CST);
+}
+
 void wf_io_idle_release(void)
 {
     int id = self_id();
@@ -125,13 +144,14 @@ int wf_io_idle_block(int64_t deadline)
         return 0;
     }
     __atomic_store_n(&blocking_on[id], h, __ATOMIC_SEQ_CST);
-    int sleep = !wf_sched_idle_woken() && __atomic_load_n(&h->nreq, __ATOMIC_SEQ_CST) > 0;
-    if (sleep) {
-        wf_io_call_block(h);
-        woke_from[id] = h;
+    if (wf_sched_idle_woken() || __atomic_load_n(&h->nreq, __ATOMIC_SEQ_CST) == 0) {
+        release_and_hand_over(id, h);
+        return 0;
     }
+    wf_io_call_block(h);
+    woke_from[id] = h;
     release(id, h);
-    return sleep;
+    return 1;
 }
 
 void wf_io_idle_interrupt(int index)
