@@ -220,6 +220,7 @@ int wmpi_finalize(void)
     free(wmpi_eng.peers);
     wmpi_eng.peers = NULL;
     wmpi_scratch_drain();
+    wmpi_request_spares_drain();
     wmpi_state.finalized = 1;
     if (started_weft && weft_fini() == 0)
         started_weft = 0;

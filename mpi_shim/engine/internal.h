@@ -186,7 +186,11 @@ static inline void wmpi_unlock_engine(void) { wmpi_lock_release(&wmpi_eng.lock);
 
 /* ----------------------------------------------------- requests (request.c) */
 
+/* A zeroed request of `kind`, from the spares when there are; NULL when
+ * out of memory. */
 wmpi_request *wmpi_request_new(int kind);
+/* MPI_Finalize: free the spare requests. */
+void wmpi_request_spares_drain(void);
 /* Finish `r` with `err` (0 or WEFT_E*): status error, unlink, mark
  * complete (or free it if the user already freed it), wake waiters.
  * The engine must not touch r afterwards. */
