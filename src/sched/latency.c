@@ -22,40 +22,50 @@
  * CPU away it waits for its next turn like any runnable task, and it lost
  * the wake-up preemption a sleeper would get. The trace showed it: the
  * pong detected by a spinning worker 3 ms late. So an idle worker watches
- * its clocks while it spins: more than OFF_CPU_NS of wall time without CPU
- * time (CLOCK_THREAD_CPUTIME_ID) over a spin round means it was
- * descheduled, i.e. the CPUs are oversubscribed. The
- * scheduler then records contention for CONTENDED_NS, during which idle
- * workers (and the I/O server's spin budget, via wf_sched_contended) sleep
- * at once instead of spinning, and wake-ups are served by the kernel
- * within the short slice above. Rejected: reading /proc/loadavg (a 5 s
- * average, and other processes' load says nothing about our CPUs' turns);
- * never spinning (a ping-pong on idle cores then pays two cross-CPU
- * wake-ups per message, ~40 us, where polling costs ~5 us).
+ * the clock between its polls (worker.c): a pause of 5 us or more means it
+ * was off its CPU, and if its count of involuntary context switches
+ * (getrusage) went up meanwhile, another task of this machine ran there.
  *
- * Sharing a CPU. The same clocks tell a spinning worker that another task
- * ran on its CPU for a while (SHARED_OFF_NS, far below OFF_CPU_NS): a
- * rank of the same job, typically, when ranks outnumber the CPUs. Such a
- * task often produces the very event the spinner waits for, and it got
- * the CPU only when the kernel ended the spinner's slice. For SHARED_NS
- * after each such observation the worker yields (sched_yield) between
- * idle polls: a runnable task on its CPU then runs at once, and with
- * nobody else runnable a yield returns at once (a system call, ~0.3 us).
- * A yield that took SHARED_TURN_NS or more let somebody run: it renews
- * the mode (a spin that finds its event within a round never completes
- * the round's own observation).
- * Measured (2 ranks sharing one CPU, 8 B ping-pong over TCP): 31 -> 15 us
- * one-way; 4 ranks on 2 CPUs, 8 B allreduce ~110 -> ~60 us. Open MPI's
- * yield_when_idle does the same, for the whole run, when it knows the
- * node is oversubscribed. While yielding, contention (above) is one long
- * turn given away (a task that computes), not the sum of the short turns
- * of neighbours that only answer messages: summed, four ranks per CPU
- * looked contended at every round and slept instead (8 ranks on 2 CPUs,
- * 8 B allreduce ~305 -> ~220 us). Rejected: yielding always (a yield per
- * poll added ~0.6 us to a ping-pong across two idle CPUs); yielding only
- * under contention (a peer that needs the CPU for 10-30 us per message never
- * keeps the spinner off its CPU for OFF_CPU_NS, so it was not noticed and
- * the spinner ran out its slice at every message).
+ * Sharing a CPU. The first such observation puts the worker in the shared
+ * mode for SHARED_NS (renewed by each later one): it yields (sched_yield)
+ * between idle polls. The task that ran is often a rank of the same job,
+ * when ranks outnumber the CPUs, and it often produces the very event the
+ * spinner waits for; it got the CPU only when the kernel ended the
+ * spinner's slice. Yielding, a runnable task on the CPU runs at once, and
+ * with nobody else runnable a yield returns at once (a system call, ~0.3
+ * us). Measured (2 ranks sharing one CPU, 8 B ping-pong over TCP): 31 -> 15
+ * us one-way; 4 ranks on 2 CPUs, 8 B allreduce ~110 -> ~60 us. Open MPI's
+ * yield_when_idle does the same, for the whole run, when it knows the node
+ * is oversubscribed.
+ *
+ * Contention. A yielding worker whose neighbour then kept the CPU for
+ * OFF_CPU_NS or more (a task that computes, not a rank that answers a
+ * message and yields back) records contention for CONTENDED_NS, during
+ * which idle workers (and the I/O server's spin budget, via
+ * wf_sched_contended) sleep at once instead of spinning, and wake-ups are
+ * served by the kernel within the short slice above. Contention is one
+ * long turn given away, not the sum of short ones: summed, four ranks per
+ * CPU looked contended at every round and slept instead (8 ranks on 2
+ * CPUs, 8 B allreduce ~305 -> ~220 us). A spinner first yields, and only
+ * then judges: a non-yielding spinner is off its CPU for the neighbour's
+ * whole slice even when the neighbour only answers messages, and judged
+ * contended by that, two ranks sharing a CPU slept at every message for
+ * their first 50 ms (~150 us one-way instead of ~12).
+ *
+ * Hypervisor. On a virtual machine the host takes a virtual CPU away now
+ * and then, for tens of microseconds or more. That pause counts no context
+ * switch, so it is not mistaken for a neighbour: no task here wanted the
+ * CPU, and yielding or sleeping gives it to nobody. Judged by pauses
+ * alone, two ranks with a CPU each yielded at nearly every idle poll
+ * (~1 yield a message, renewed by each long yield), and slept for 50 ms
+ * after each long pause.
+ *
+ * Rejected: reading /proc/loadavg (a 5 s average, and other processes'
+ * load says nothing about our CPUs' turns); never spinning (a ping-pong on
+ * idle cores then pays two cross-CPU wake-ups per message, ~40 us, where
+ * polling costs ~5 us); yielding always (a yield per poll added ~0.6 us to
+ * a ping-pong across two idle CPUs); wall time minus thread CPU time as
+ * the sign of a neighbour (it counts the hypervisor's pauses too).
  *
  * Invariants: contended_until only moves forward (relaxed max).
  */
@@ -72,8 +82,6 @@
 #define DEFAULT_SLICE_US 100
 #define OFF_CPU_NS (100 * 1000LL)      /* runnable, not running: descheduled */
 #define CONTENDED_NS (50 * 1000 * 1000LL)
-#define SHARED_OFF_NS (10 * 1000LL)         /* another task ran on our CPU */
-#define SHARED_TURN_NS (2 * 1000LL)         /* a yield that let one run */
 #define SHARED_NS (10 * 1000 * 1000LL)
 
 /* struct sched_attr of the kernel ABI (linux/sched/types.h clashes with
@@ -131,10 +139,9 @@ void wf_latency_note_off_cpu(int64_t off_ns)
         ;
 }
 
-void wf_latency_note_shared(int64_t *shared_until, int64_t off_ns, int yielded, int64_t now)
+void wf_latency_note_shared(int64_t *shared_until, int64_t now)
 {
-    if (off_ns >= (yielded ? SHARED_TURN_NS : SHARED_OFF_NS))
-        *shared_until = now + SHARED_NS;
+    *shared_until = now + SHARED_NS;
 }
 
 int wf_sched_cpu_shared(int64_t now)

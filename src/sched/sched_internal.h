@@ -227,14 +227,12 @@ void wf_sched_helper_affinity(void);
 /* latency.c */
 int wf_latency_config(void);          /* WEFT_KERNEL_SLICE_US; 0 or WEFT_EINVAL */
 void wf_latency_slice_apply(void);    /* the calling kernel thread */
-/* A spinning idle worker was off its CPU for off_ns (wall time minus its
- * CPU time) over a spin round: note contention if that is long. */
+/* A yielding idle worker gave its CPU to another task for off_ns: note
+ * contention if that is long. */
 void wf_latency_note_off_cpu(int64_t off_ns);
-/* The same observation, for the worker's own CPU (or, with `yielded`, the
- * wall time of one sched_yield): if off_ns says another task ran there,
- * the worker's idle spin yields the CPU between polls until *shared_until
- * (extended by each such observation). */
-void wf_latency_note_shared(int64_t *shared_until, int64_t off_ns, int yielded, int64_t now);
+/* Another task ran on the worker's CPU while it spun: its idle spin yields
+ * the CPU between polls until *shared_until, set to now + SHARED_NS. */
+void wf_latency_note_shared(int64_t *shared_until, int64_t now);
 
 /* safepc.c */
 int wf_safepc_init(void);

@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include "sched/sched_internal.h"
@@ -142,64 +143,62 @@ static int64_t monotonic_ns(void)
 /* Spin for IDLE_SPIN_NS of wall time, not a number of rounds: a round that
  * runs the hooks may cost a system call (an epoll_wait(0) poll), and two
  * thousand of those would burn milliseconds of a CPU that another process,
- * about to send us the very event we wait for, may need. A worker found
- * descheduled mid-spin stops spinning, and none spins while the CPUs are
- * contended (latency.c): a sleeper is woken faster than a spinner whose
- * CPU was taken. "Descheduled" is wall time minus the thread's CPU time
- * over a round: a long hook (progress moving data) is not mistaken for
- * it. A shorter time off the CPU says it is shared: the spin then yields
- * between polls (latency.c). */
-static int64_t thread_cpu_ns(void)
+ * about to send us the very event we wait for, may need.
+ * Sharing the CPU (latency.c): a pause of OFF_GAP_NS or more between two
+ * polls means the worker was off its CPU; if its involuntary context
+ * switches went up meanwhile, another task ran there, and the spin yields
+ * between polls for a while. A pause without a switch is the hypervisor
+ * taking the whole virtual CPU, or interrupts: no task here wanted the
+ * CPU, and yielding or sleeping would give it to nobody. While yielding,
+ * a neighbour that kept the CPU for a long turn computes: the CPUs are
+ * contended, and idle workers sleep instead of spinning. */
+#define OFF_GAP_NS (5 * 1000)
+
+static long switched_out(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);
+    return ru.ru_nivcsw;
 }
 
-/* Give the CPU to whoever else is runnable on it (latency.c); returns the
- * wall time that took: the others' turn, which, if long enough to say that
- * somebody ran, keeps w yielding. */
-static int64_t yield_cpu(wf_worker *w)
+static void note_pause(wf_worker *w, long *switches, int yielding, int64_t pause, int64_t now)
 {
-    int64_t t0 = monotonic_ns();
-    sched_yield();
-    int64_t t1 = monotonic_ns();
-    wf_latency_note_shared(&w->shared_until, t1 - t0, 1, t1);
-    return t1 - t0;
+    long s = switched_out();
+    if (s == *switches)
+        return;
+    *switches = s;
+    wf_latency_note_shared(&w->shared_until, now);
+    if (yielding)
+        wf_latency_note_off_cpu(pause);
 }
 
 static wf_thread *find_work(wf_worker *w)
 {
-    int64_t prev = monotonic_ns(), prev_cpu = thread_cpu_ns(), until = prev + IDLE_SPIN_NS;
+    long switches = switched_out();
+    int64_t last = monotonic_ns(), until = last + IDLE_SPIN_NS;
     for (;;) {
-        int yield = prev < w->shared_until;
-        int64_t longest_turn = 0;
-        for (int i = 0; i < 16; i++) {
-            if (work_visible(w) || wf_hooks_idle_poll() > 0) {
-                wf_thread *t = wf_pick_next(w, 0);
-                if (t)
-                    return t;
-            }
-            if (__atomic_load_n(&wf_g.shutdown, __ATOMIC_RELAXED))
+        int yield = last < w->shared_until;
+        int64_t longest = 0;
+        wf_thread *t = NULL;
+        for (int i = 0; i < 16 && !t; i++) {
+            if (work_visible(w) || wf_hooks_idle_poll() > 0)
+                t = wf_pick_next(w, 0);
+            if (!t && __atomic_load_n(&wf_g.shutdown, __ATOMIC_RELAXED))
                 return NULL;
-            if (yield) {
-                int64_t turn = yield_cpu(w);
-                longest_turn = turn > longest_turn ? turn : longest_turn;
-            } else {
+            if (!t && yield)
+                sched_yield();
+            else if (!t)
                 wf_cpu_relax();
-            }
+            int64_t now = monotonic_ns();
+            longest = now - last > longest ? now - last : longest;
+            last = now;
         }
-        int64_t now = monotonic_ns(), cpu = thread_cpu_ns();
-        int64_t off = (now - prev) - (cpu - prev_cpu);
-        /* Yielding, the time off the CPU is the neighbours' turns that the
-         * yields gave away: contention is one long turn (a task that
-         * computes), not their sum. */
-        wf_latency_note_off_cpu(yield ? longest_turn : off);
-        wf_latency_note_shared(&w->shared_until, off, 0, now);
-        if (now >= until || wf_sched_contended())
+        if (longest >= OFF_GAP_NS)
+            note_pause(w, &switches, yield, longest, last);
+        if (t)
+            return t;
+        if (last >= until || wf_sched_contended())
             return NULL;
-        prev = now;
-        prev_cpu = cpu;
     }
 }
 
