@@ -79,7 +79,7 @@ static void disengage(weft_io_t h)
         return; /* stopping */
     __atomic_fetch_add(&wf_io_epoch, 1, __ATOMIC_SEQ_CST);
     if (has_waiters(h))
-        wf_io_engage(h);
+        wf_io_engage_unwatched(h);
 }
 
 static void *blocker_main(void *arg)

@@ -378,7 +378,7 @@ static int64_t idle_deadline(void)
         if (s == WEFT_IO_ADAPTIVE && now - last < spin_budget(h, now) && !contended)
             deadline = now;
         else if (!wf_io_idle_claim(h))
-            wf_io_engage(h);
+            wf_io_engage_unwatched(h); /* not beside a worker asleep in block() */
     }
     wf_unlock(&wf_io_reg_lock);
     if (deadline < 0)
