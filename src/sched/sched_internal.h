@@ -226,7 +226,8 @@ void wf_sched_helper_affinity(void);
 
 /* latency.c */
 int wf_latency_config(void);          /* WEFT_KERNEL_SLICE_US; 0 or WEFT_EINVAL */
-void wf_latency_slice_apply(void);    /* the calling kernel thread */
+/* The calling kernel thread's slice: a worker's, or (0) a helper's. */
+void wf_latency_slice_apply(int worker);
 /* A yielding idle worker gave its CPU to another task for off_ns: note
  * contention if that is long. */
 void wf_latency_note_off_cpu(int64_t off_ns);

@@ -228,7 +228,7 @@ static int worker_prepare(wf_worker *w)
 {
     w->tid = (pid_t)syscall(SYS_gettid);
     prctl(PR_SET_TIMERSLACK, 1UL); /* precise futex/epoll timeouts when idle */
-    wf_latency_slice_apply();
+    wf_latency_slice_apply(1);
     wf_kernel_stack_bounds(&w->boot_lo, &w->boot_size);
     wf_worker_set_self(w);
     wf_topology_bind(w->index);
