@@ -15,8 +15,9 @@
  *   WEFT_QUANTUM_US  default time slice in microseconds, 0 = no preemption
  *   WEFT_STACK_SIZE  default stack size in bytes (stack.c)
  *   WEFT_BIND        core (pin workers to cores, default) or none
- *   WEFT_KERNEL_SLICE_US  kernel time slice Weft's kernel threads ask for
- *                    (default 100, 0: the kernel's default; latency.c)
+ *   WEFT_KERNEL_SLICE_US  kernel time slice the server threads ask for,
+ *                    workers 3x (default 100, 0: the kernel's default;
+ *                    latency.c)
  * A malformed value is an error (WEFT_EINVAL) with a message naming it.
  */
 #include <stdarg.h>
