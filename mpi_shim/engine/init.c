@@ -75,7 +75,11 @@ static int start_runtime(void)
      * 256 KiB allgather ratio to Open MPI ~1.8 -> ~1.4. Not with a CPU
      * each: there it cost ~10% of streaming bandwidth at 1 MiB. (Binding
      * is skipped, but the answer still given, if Weft already runs.) */
-    wmpi_eng.idle_budget = wmpi_bind_local_rank() ? WMPI_BUDGET_THREAD : WMPI_BUDGET_POLL;
+    int shared = wmpi_bind_local_rank();
+
+    wmpi_eng.idle_budget = shared ? WMPI_BUDGET_THREAD : WMPI_BUDGET_POLL;
+    /* Waiting ranks on one CPU take turns at once (sched/latency.c). */
+    weft_set_cpus_shared(shared);
     if (weft_is_initialized())
         return 0;
     err = weft_init();

@@ -46,6 +46,15 @@
  * yield_when_idle does the same, for the whole run, when it knows the node
  * is oversubscribed.
  *
+ * A program that knows its CPUs are shared by design (MPI ranks that
+ * outnumber the cores) says so with weft_set_cpus_shared: its idle workers
+ * then always yield. Observation alone misses a neighbour that sleeps:
+ * yields that let nobody run do not renew the mode, it lapses, and the
+ * neighbour, woken, waits for the spinner's slice to end at a tick (equal
+ * slices do not preempt each other): a 4-rank bcast on 2 CPUs went from
+ * ~35 to 40-150 us per call that way. Open MPI's yield_when_idle is
+ * likewise set for the whole run of an oversubscribed job.
+ *
  * Contention. A yielding worker whose neighbour then kept the CPU for
  * OFF_CPU_NS or more (a task that computes, not a rank that answers a
  * message and yields back) records contention for CONTENDED_NS, during
@@ -105,6 +114,7 @@ struct kernel_sched_attr {
 
 static long slice_us = DEFAULT_SLICE_US;
 static int64_t contended_until; /* atomic */
+static int cpus_shared;         /* atomic: weft_set_cpus_shared */
 
 int wf_latency_config(void)
 {
@@ -153,10 +163,15 @@ void wf_latency_note_shared(int64_t *shared_until, int64_t now)
     *shared_until = now + SHARED_NS;
 }
 
+void weft_set_cpus_shared(int shared)
+{
+    __atomic_store_n(&cpus_shared, shared != 0, __ATOMIC_RELAXED);
+}
+
 int wf_sched_cpu_shared(int64_t now)
 {
     wf_worker *w = wf_worker_self();
-    return w && now < w->shared_until;
+    return __atomic_load_n(&cpus_shared, __ATOMIC_RELAXED) || (w && now < w->shared_until);
 }
 
 int wf_sched_contended(void)

@@ -158,10 +158,10 @@ int wf_sched_nready(void);
  * then costs more than sleeping, see latency.c. Context: any. */
 int wf_sched_contended(void);
 
-/* 1 if the calling kernel thread is a worker whose CPU was found shared
- * with another task within 10 ms before `now` (CLOCK_MONOTONIC ns): its
- * idle spin then yields the CPU between polls (latency.c). Context: any
- * (0 off a worker). */
+/* 1 if the program said its CPUs are shared (weft_set_cpus_shared), or
+ * the calling kernel thread is a worker whose CPU was found shared with
+ * another task within 10 ms before `now` (CLOCK_MONOTONIC ns): its idle
+ * spin then yields the CPU between polls (latency.c). Context: any. */
 int wf_sched_cpu_shared(int64_t now);
 
 /* Futex helpers on a 32-bit word: sleep while *addr == val (until the

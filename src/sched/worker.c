@@ -177,7 +177,7 @@ static wf_thread *find_work(wf_worker *w)
     long switches = switched_out();
     int64_t last = monotonic_ns(), until = last + IDLE_SPIN_NS;
     for (;;) {
-        int yield = last < w->shared_until;
+        int yield = wf_sched_cpu_shared(last);
         int64_t longest = 0;
         wf_thread *t = NULL;
         for (int i = 0; i < 16 && !t; i++) {
