@@ -174,4 +174,15 @@ int bench_plot(const char *script_name, const char *csv_path,
 /* One line describing the machine: CPU model and online CPU count. */
 void bench_print_machine(FILE *f);
 
+/* Hypervisor steal (bench_steal.c): mark the counters, then the share of
+ * CPU time stolen since the mark (percent; -1 if /proc/stat is not
+ * readable), or print it as a line that says when ratios are unreliable. */
+typedef struct bench_steal {
+    unsigned long long steal, total;
+    int ok;
+} bench_steal;
+void bench_steal_mark(bench_steal *s);
+double bench_steal_percent(const bench_steal *since);
+void bench_print_steal(FILE *f, const char *what, const bench_steal *since);
+
 #endif /* BENCH_UTIL_H */

@@ -261,6 +261,7 @@ static int finish(const bench_opts *o)
 {
     int failed = res.failures[MR_WEFT] + res.failures[MR_OPENMPI] > 0;
     mr_report_print(&res);
+    bench_print_steal(stdout, "the run", &res.steal_since);
     if (mr_report_csv(&res, o->csv_path) != 0)
         return 1;
     printf("csv: %s\n", o->csv_path);
@@ -284,6 +285,7 @@ int main(int argc, char **argv)
     }
     set_cases(&o);
     print_header(&o);
+    bench_steal_mark(&res.steal_since);
     int64_t budget_s = o.quick ? 40 : 200;
     run_all(bench_now_ns() + budget_s * 1000000000LL);
     return finish(&o);

@@ -52,6 +52,7 @@ typedef struct mr_results {
     mr_cell cells[MR_NLIBS][MR_MAX_NS];
     char ompi_version[64];
     bench_table notes;            /* notes only */
+    bench_steal steal_since; /* marked before the first case */
 } mr_results;
 
 /* Print the table, the reference row, the goal lines and the `result:`

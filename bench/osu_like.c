@@ -209,8 +209,17 @@ int main(int argc, char **argv)
     res.quick = o.quick;
     res.repeats = o.repeats;
     print_header(&o);
+    bench_steal since;
+    bench_steal_mark(&since);
     if (p2p)
         run_all(&p);
     rc = p2p ? finish(&o) : 0;
-    return coll ? rc | olc_run(&o) : rc; /* osu_like_coll.c */
+    if (p2p)
+        bench_print_steal(stdout, "the point-to-point part", &since);
+    if (coll) {
+        bench_steal_mark(&since);
+        rc |= olc_run(&o); /* osu_like_coll.c */
+        bench_print_steal(stdout, "the collective part", &since);
+    }
+    return rc;
 }

@@ -262,10 +262,14 @@ static int run_all(const bench_opts *o)
     plan p = make_plan(o, res.n_quanta);
     lb_precise_sleeps();
     print_header(o, &p);
+    bench_steal since;
+    bench_steal_mark(&since);
     run_idle(&p);
     for (int rep = 0; rep < o->repeats; rep++)
         run_repeat(rep, &p);
-    return finish(o, &p);
+    int rc = finish(o, &p);
+    bench_print_steal(stdout, "the run", &since);
+    return rc;
 }
 
 int main(int argc, char **argv)
