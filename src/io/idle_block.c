@@ -107,14 +107,17 @@ static void release(int id, weft_io_t h)
 /* Give up a claim without sleeping in block(). A waiter that linked after
  * our look at nreq found h watched and left the blocker alone (after
  * _publish: link, then wf_io_watched); so release first, then look again
- * (seq_cst both sides) and engage the blocker for it. Counted in
- * `interrupting`, which unregister waits for, so h outlives the look. */
+ * (seq_cst both sides) and engage the blocker for it - unless another
+ * worker claimed h meanwhile: it sleeps in block() for that waiter, or
+ * hands over the same way (a blocker beside it could take its interrupts).
+ * Counted in `interrupting`, which unregister waits for, so h outlives the
+ * look. */
 static void release_and_hand_over(int id, weft_io_t h)
 {
     __atomic_fetch_add(&interrupting, 1, __ATOMIC_SEQ_CST);
     release(id, h);
     if (__atomic_load_n(&h->nreq, __ATOMIC_SEQ_CST) > 0)
-        wf_io_engage(h);
+        wf_io_engage_unwatched(h);
     __atomic_fetch_sub(&interrupting, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -137,10 +140,8 @@ int wf_io_idle_block(int64_t deadline)
     chosen[id] = NULL;
     if (deadline >= 0) {
         /* block() takes whole milliseconds: a timer due sooner would fire
-         * late. The futex sleeps to the nanosecond; the blocker serves h
-         * (engaged while the claim still keeps unregister from freeing h). */
-        wf_io_engage(h);
-        release(id, h);
+         * late. The futex sleeps to the nanosecond; the blocker serves h. */
+        release_and_hand_over(id, h);
         return 0;
     }
     __atomic_store_n(&blocking_on[id], h, __ATOMIC_SEQ_CST);

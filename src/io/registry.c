@@ -18,9 +18,8 @@
  * (no safe point can reach it any more), a worker asleep in its block()
  * is interrupted and waited for (idle_block.c), its blocker thread is
  * stopped and joined (it may be inside block(), at most one block slice,
- * 100 ms), every
- * waiting request is unlinked and its waiter woken with WEFT_ECANCELED, and
- * the handle is freed once h->users - the waiters still inside a wait on
+ * 100 ms), every waiting request is unlinked and its waiter woken with
+ * WEFT_ECANCELED, and the handle is freed once h->users - the waiters still inside a wait on
  * it - drops to zero. Those waiters were just woken, so that wait is short;
  * a ULT unregistering yields meanwhile (they may need its worker).
  *
