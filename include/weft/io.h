@@ -151,8 +151,9 @@ typedef enum weft_io_strategy {
      * nothing else to run) keeps polling for a spin budget after each wait
      * starts, then hands the handle over to its blocker thread and sleeps;
      * when no worker will be idle as a wait starts, the blocker takes over
-     * at once. The budget adapts to recent wait times, up to
-     * WEFT_IO_SPIN_US (default 500 us; 0: never spin). While the CPUs are
+     * at once. The budget adapts to recent wait times, between 50 us
+     * (about what a kernel wake-up costs) and WEFT_IO_SPIN_US (default
+     * 500 us; 0: never spin). While the CPUs are
      * oversubscribed (a spinning worker was found descheduled) nobody
      * spins: the blocker takes over at once. */
     WEFT_IO_ADAPTIVE = 0,
