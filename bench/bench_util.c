@@ -266,6 +266,63 @@ const bench_row *bench_table_find(const bench_table *t, const char *case_name,
     return NULL;
 }
 
+int bench_launch_repeats(int repeats, int launches)
+{
+    return launches > 1 ? (repeats + launches - 1) / launches : repeats;
+}
+
+static int has_row(const bench_table *t, const bench_row *r)
+{
+    for (int i = 0; i < t->nrows; i++)
+        if (strcmp(t->rows[i].case_name, r->case_name) == 0 &&
+            strcmp(t->rows[i].variant, r->variant) == 0)
+            return 1;
+    return 0;
+}
+
+static int has_note(const bench_table *t, const char *note)
+{
+    for (int i = 0; i < t->nnotes; i++)
+        if (strcmp(t->notes[i], note) == 0)
+            return 1;
+    return 0;
+}
+
+/* One merged row for r's (case, variant) from the n launch tables. */
+static void merge_row(bench_table *dst, const bench_row *r,
+                      const bench_table *launches, int n)
+{
+    double med[BENCH_LAUNCHES_MAX];
+    bench_stats st = {0, 0, 0};
+    int k = 0;
+    for (int l = 0; l < n && l < BENCH_LAUNCHES_MAX; l++) {
+        const bench_row *x = bench_table_find(&launches[l], r->case_name, r->variant);
+        if (!x)
+            continue;
+        st.min = k == 0 || x->st.min < st.min ? x->st.min : st.min;
+        st.max = k == 0 || x->st.max > st.max ? x->st.max : st.max;
+        med[k++] = x->st.median;
+    }
+    if (k == 0) {
+        bench_table_add_na(dst, r->case_name, r->variant, r->metric, r->unit);
+        return;
+    }
+    st.median = bench_stats_of(med, k).median;
+    bench_table_add(dst, r->case_name, r->variant, r->metric, st, r->unit);
+}
+
+void bench_table_merge(bench_table *dst, const bench_table *launches, int n)
+{
+    for (int l = 0; l < n && l < BENCH_LAUNCHES_MAX; l++) {
+        for (int i = 0; i < launches[l].nrows; i++)
+            if (!has_row(dst, &launches[l].rows[i]))
+                merge_row(dst, &launches[l].rows[i], launches, n);
+        for (int i = 0; i < launches[l].nnotes; i++)
+            if (!has_note(dst, launches[l].notes[i]))
+                bench_table_note(dst, "%s", launches[l].notes[i]);
+    }
+}
+
 /* Plain decimal, about four significant digits (all of the integer part
  * for large numbers): no exponent, so that scripts and eyes read it. */
 static const char *format_value(char *buf, size_t size, double v)

@@ -108,6 +108,18 @@ void bench_table_add_na(bench_table *t, const char *case_name,
 void bench_table_note(bench_table *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Launches. On these machines a job's figures move with the launch (the
+ * host's placement of the virtual CPUs, the processes' own start), not
+ * only from one repeat to the next, so a benchmark that compares two
+ * libraries runs each several times, alternating, and merges:
+ * bench_launch_repeats() is the repeats of each launch (at least one),
+ * bench_table_merge() adds to dst one row per (case, variant) of the n
+ * launch tables: the median of their medians, the lowest min and the
+ * highest max (n/a if no launch has a figure), and their distinct notes. */
+#define BENCH_LAUNCHES_MAX 8
+int bench_launch_repeats(int repeats, int launches);
+void bench_table_merge(bench_table *dst, const bench_table *launches, int n);
+
 /* The row for (case, variant), or NULL (also NULL for an n/a row). */
 const bench_row *bench_table_find(const bench_table *t, const char *case_name,
                                   const char *variant);

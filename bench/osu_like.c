@@ -27,13 +27,19 @@
  * Without Open MPI, the Weft and raw rows are printed and the goals are
  * n/a.
  *
- * Order: for each kind (latency, bw, bibw) each variant runs once, as one
- * MPI job (or one raw peer) measuring that kind only, the order of the
- * variants rotating from kind to kind; so the figures compared side by
- * side are measured seconds apart, under about the same load.
+ * Order: for each kind (latency, bw, bibw) each variant runs OL_LAUNCHES
+ * times (once with --quick), as one MPI job (or one raw peer) measuring
+ * that kind only, the variants alternating and their order rotating; so
+ * the figures compared side by side are measured seconds apart, under
+ * about the same load. Each launch runs its share of the repeats, and a
+ * figure is the median of the launches' medians, with the lowest min and
+ * the highest max (bench_table_merge): a job's figures move with the
+ * launch on these machines (an 8 B ping-pong ran ~5.5 us in some launches
+ * and ~9 us in others, each launch steady), and one launch per variant
+ * made the ratio a draw of two launches.
  *
  * Bounds: each kind of each variant stops starting repeats after its
- * budget (12 s; --quick 3 s); each MPI job runs under its mpirun's
+ * budget (12 s, shared by its launches; --quick 3 s); each MPI job runs under its mpirun's
  * --timeout and is killed 10 s past it (osu_like_launch.c). Default run:
  * about a minute and a half; --quick: about 10 s.
  *
@@ -63,8 +69,10 @@
 #endif
 
 #define JOB_SLACK_S 60 /* launch, calibration and finalize, per job */
+#define OL_LAUNCHES 3  /* jobs per kind and variant (1 with --quick) */
 
 static ol_results res; /* large: static */
+static bench_table launches[OL_NVARIANTS][OL_LAUNCHES]; /* merged into res */
 
 const char *ol_variant_name(ol_variant v)
 {
@@ -103,7 +111,8 @@ static const char *program_of(ol_variant v)
     return *p && access(p, X_OK) == 0 ? p : NULL;
 }
 
-static int run_mpi_variant(ol_variant v, const ol_plan *p, ol_kind k)
+static int run_mpi_variant(ol_variant v, const ol_plan *p, ol_kind k,
+                           bench_table *dst)
 {
     ol_lib lib = v == OL_WEFT ? OL_LIB_WEFT : OL_LIB_OPENMPI;
     const char *prog = program_of(v);
@@ -120,46 +129,53 @@ static int run_mpi_variant(ol_variant v, const ol_plan *p, ol_kind k)
         ol_argv_add(&a, args[i]);
     if (p->quick)
         ol_argv_add(&a, "--quick");
-    return ol_run_job(&a, timeout_s, 0, job_line, &res.tables[v],
+    return ol_run_job(&a, timeout_s, 0, job_line, dst,
                       ol_variant_name(v)) == 0 ? OL_ST_OK : OL_ST_FAILED;
 }
 
-/* One kind of one variant; a variant's state is its worst kind's. */
-static void run_variant(ol_variant v, const ol_plan *all, ol_kind k)
+/* Launch l of n of one kind of one variant; a variant's state is its
+ * worst job's. */
+static void run_variant(ol_variant v, const ol_plan *all, ol_kind k, int l, int n)
 {
     ol_plan p = *all;
+    bench_table *dst = &launches[v][l];
     int64_t t0 = bench_now_ns();
     int st;
     p.kinds = 1u << k;
+    p.repeats = bench_launch_repeats(all->repeats, n);
+    p.kind_budget_ns = all->kind_budget_ns / n;
     if (v == OL_RAW_TCP && k == OL_MT_LATENCY)
         return; /* the raw floor has no threads */
     if (v == OL_RAW_TCP)
-        st = ol_raw_measure(&p, add_kind_rows, &res.tables[v]) == 0
+        st = ol_raw_measure(&p, add_kind_rows, dst) == 0
                  ? OL_ST_OK : OL_ST_FAILED;
     else
-        st = run_mpi_variant(v, &p, k);
+        st = run_mpi_variant(v, &p, k, dst);
     if (st > res.state[v])
         res.state[v] = st;
-    printf("  %-5s %-12s %s in %.1f s\n", ol_kind_name(k),
-           ol_variant_name(v), st == OL_ST_OK ? "done"
+    printf("  %-5s %-12s %d/%d %s in %.1f s\n", ol_kind_name(k),
+           ol_variant_name(v), l + 1, n, st == OL_ST_OK ? "done"
            : st == OL_ST_ABSENT ? "not available" : "FAILED",
            (double)(bench_now_ns() - t0) / 1e9);
     fflush(stdout);
 }
 
-/* Kinds outer, variants inner (their order rotating): the figures
- * compared in one row of a table are measured seconds apart, not a
- * minute, on a machine whose load drifts. */
-static void run_all(const ol_plan *p)
+/* Kinds outer, then launches, variants inner (their order rotating): the
+ * figures compared in one row of a table are measured seconds apart, not
+ * a minute, on a machine whose load drifts. */
+static void run_all(const ol_plan *p, int n)
 {
     for (int k = 0; k < OL_NKINDS; k++)
-        for (int i = 0; i < OL_NVARIANTS; i++)
-            run_variant((ol_variant)((i + k) % OL_NVARIANTS), p, (ol_kind)k);
+        for (int l = 0; l < n; l++)
+            for (int i = 0; i < OL_NVARIANTS; i++)
+                run_variant((ol_variant)((i + k + l) % OL_NVARIANTS), p, (ol_kind)k, l, n);
+    for (int v = 0; v < OL_NVARIANTS; v++)
+        bench_table_merge(&res.tables[v], launches[v], n);
 }
 
 /* ------------------------------------------------------------- main */
 
-static void print_header(const bench_opts *o)
+static void print_header(const bench_opts *o, int n)
 {
     printf("bench=osu_like: MPI point-to-point between 2 processes on this "
            "machine (latency, bandwidth, bi-directional bandwidth; window "
@@ -172,8 +188,9 @@ static void print_header(const bench_opts *o)
     else
         printf("reference: %s, TCP path (--mca btl tcp,self)\n",
                *res.ompi_version ? res.ompi_version : "Open MPI");
-    printf("repeats per figure: %d; median [min-max] over the repeats\n",
-           o->repeats);
+    printf("per figure: %d launch(es) of each variant, %d repeat(s) each; the "
+           "median of the launches' medians [lowest min-highest max]\n", n,
+           bench_launch_repeats(o->repeats, n));
 }
 
 static int finish(const bench_opts *o)
@@ -208,11 +225,12 @@ int main(int argc, char **argv)
     ol_plan p = ol_make_plan(o.quick, o.repeats);
     res.quick = o.quick;
     res.repeats = o.repeats;
-    print_header(&o);
+    int n = o.quick ? 1 : OL_LAUNCHES;
+    print_header(&o, n);
     bench_steal since;
     bench_steal_mark(&since);
     if (p2p)
-        run_all(&p);
+        run_all(&p, n);
     rc = p2p ? finish(&o) : 0;
     if (p2p)
         bench_print_steal(stdout, "the point-to-point part", &since);

@@ -13,10 +13,12 @@
  * call timed alone between barriers, the mean over the ranks of the time
  * per call, median [min-max] over the repeats.
  *
- * Order: for each rank count and each collective, each variant runs one
- * job measuring that collective only, the order of the variants rotating
- * from job to job, so the figures compared side by side are measured
- * seconds apart. --quick runs one job per variant and rank count with
+ * Order: for each rank count and each collective, each variant runs
+ * OLC_LAUNCHES jobs measuring that collective only, the variants
+ * alternating and their order rotating from job to job, so the figures
+ * compared side by side are measured seconds apart; a figure is the median
+ * of the launches' medians [lowest min-highest max] (bench_table_merge,
+ * as in osu_like.c). --quick runs one job per variant and rank count with
  * every collective at 8 B, 1 KiB and 64 KiB.
  *
  * Goals (PASS/MISS lines, never the exit status): Weft within 1.5x of
@@ -24,7 +26,7 @@
  * at least as fast (ratio <= 1).
  *
  * Bounds: a job stops starting repeats after its budget (8 s per
- * collective; --quick 4 s), runs under its mpirun's --timeout and is
+ * collective, shared by its launches; --quick 4 s), runs under its mpirun's --timeout and is
  * killed 10 s past it (osu_like_launch.c). Default run: about a minute;
  * --quick: about 10 s.
  *
@@ -49,8 +51,11 @@
 #endif
 
 #define JOB_SLACK_S 60 /* launch, calibration and finalize, per job */
+#define OLC_LAUNCHES 3 /* jobs per collective, rank count and variant */
 
 static olc_results res; /* large: static */
+/* launch l of variant v at rank count npi; merged into res.tables */
+static bench_table launches[OLC_NVARIANTS][OLC_NNPS][OLC_LAUNCHES];
 
 /* ------------------------------------------------------------- jobs */
 
@@ -106,9 +111,10 @@ static void job_argv(ol_argv *a, olc_variant v, int np, int timeout_s,
     }
 }
 
-/* One job: collective `coll` (-1: all) of variant v on olc_np(npi) ranks;
- * a variant's state at a rank count is its worst job's. */
-static void run_job(olc_variant v, int npi, const olc_plan *p, int coll)
+/* One job, launch l: collective `coll` (-1: all) of variant v on
+ * olc_np(npi) ranks; a variant's state at a rank count is its worst
+ * job's. */
+static void run_job(olc_variant v, int npi, const olc_plan *p, int coll, int l)
 {
     int ncolls = coll >= 0 ? 1 : OLC_NCOLLS, st;
     int timeout_s = ncolls * (int)(p->budget_ns / 1000000000) + JOB_SLACK_S;
@@ -121,7 +127,7 @@ static void run_job(olc_variant v, int npi, const olc_plan *p, int coll)
         st = OLC_ST_ABSENT;
     } else {
         job_argv(&a, v, olc_np(npi), timeout_s, p, coll, repeats, sizeof repeats);
-        st = ol_run_job(&a, timeout_s, 0, job_line, &res.tables[v][npi],
+        st = ol_run_job(&a, timeout_s, 0, job_line, &launches[v][npi][l],
                         what) == 0 ? OLC_ST_OK : OLC_ST_FAILED;
     }
     if (st > res.state[v][npi])
@@ -134,15 +140,20 @@ static void run_job(olc_variant v, int npi, const olc_plan *p, int coll)
     fflush(stdout);
 }
 
-static void run_all(const olc_plan *p)
+static void run_all(const olc_plan *all)
 {
-    int job = 0, first = p->quick ? -1 : 0, last = p->quick ? -1 : OLC_NCOLLS - 1;
+    int job = 0, first = all->quick ? -1 : 0, last = all->quick ? -1 : OLC_NCOLLS - 1;
+    int n = all->quick ? 1 : OLC_LAUNCHES;
+    olc_plan p = *all;
+    p.repeats = bench_launch_repeats(all->repeats, n);
+    p.budget_ns = all->budget_ns / n;
     for (int npi = 0; npi < OLC_NNPS; npi++) {
-        for (int c = first; c <= last; c++) {
-            for (int i = 0; i < OLC_NVARIANTS; i++)
-                run_job((olc_variant)((i + job) % OLC_NVARIANTS), npi, p, c);
-            job++;
-        }
+        for (int c = first; c <= last; c++)
+            for (int l = 0; l < n; l++, job++)
+                for (int i = 0; i < OLC_NVARIANTS; i++)
+                    run_job((olc_variant)((i + job) % OLC_NVARIANTS), npi, &p, c, l);
+        for (int v = 0; v < OLC_NVARIANTS; v++)
+            bench_table_merge(&res.tables[v][npi], launches[v][npi], n);
     }
 }
 
