@@ -239,7 +239,8 @@ static int wait_naive(weft_io_t h, wf_wait *w, int64_t deadline)
  * (fire -> idle loop -> pick -> switch -> back in the wait). The loop
  * stops as soon as another thread is runnable or a request of another
  * handle waits, so it delays nobody: it is what the idle loop would do,
- * minus the switches. */
+ * minus the switches. Timers are the timer service's own thread's to
+ * fire meanwhile, as while any thread runs (the worker is not idle). */
 static int test_in_place(weft_io_t h)
 {
     wf_rt_enter(); /* the flag belongs to this worker: stay on it */
