@@ -368,6 +368,9 @@ int wmpi_boot_finalize(wmpi_boot *b)
     int err = send_msg(b->control_fd, WMPI_MSG_FINALIZE, NULL, 0);
     if (!err)
         err = recv_msg(b->control_fd, WMPI_MSG_FINALIZED, NULL, 0, now_ms() + REPLY_TIMEOUT_MS);
+    if (err) /* mpirun will then report an exit without MPI_Finalize: say why */
+        say("rank %d: mpirun did not acknowledge MPI_Finalize: %s", b->rank,
+            strerror(-err));
     close(b->control_fd);
     b->control_fd = -1;
     return err;
