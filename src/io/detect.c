@@ -182,26 +182,19 @@ static int own_worker_will_spin(weft_io_t h)
 
 /* How long a waiter may poll h in place, from its wait's start (wait.c):
  * never past IN_PLACE_NS nor h's spin budget, and only while its worker
- * would otherwise go idle and spin on h alone - a ULT, nothing else
- * runnable, no contention, a CPU of its own (a worker that shares its CPU
- * yields between polls, and a waiter polling in place would not), and no
- * request of another handle waiting (the idle loop would poll it; in
- * place, only h is). 0: park at once. */
+ * would otherwise go idle and spin - a ULT, nothing else runnable, no
+ * contention, a CPU of its own (a worker that shares its CPU yields
+ * between polls, and a waiter polling in place would not). 0: park at
+ * once. The loop itself stops when a request of another handle waits. */
 #define IN_PLACE_NS (20 * 1000LL)
 
 int64_t wf_io_in_place_until(weft_io_t h, int64_t start)
 {
     int64_t budget = __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED);
     if (wf_io_strategy() != WEFT_IO_ADAPTIVE || !own_worker_will_spin(h) ||
-        wf_sched_cpu_shared(start) || !wf_io_only_waiters(h))
+        wf_sched_cpu_shared(start))
         return 0;
     return start + (budget < IN_PLACE_NS ? budget : IN_PLACE_NS);
-}
-
-int wf_io_only_waiters(weft_io_t h)
-{
-    return __atomic_load_n(&wf_io_nwaiting, __ATOMIC_SEQ_CST) ==
-           __atomic_load_n(&h->nreq, __ATOMIC_SEQ_CST);
 }
 
 void wf_io_after_publish(weft_io_t h)

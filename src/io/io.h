@@ -187,8 +187,6 @@ void wf_io_after_publish(weft_io_t h);
 /* Until when (ns) a waiter on h, whose wait started at `start`, may poll
  * h itself before parking; 0 if it must park at once. */
 int64_t wf_io_in_place_until(weft_io_t h, int64_t start);
-/* 1 if every waiting request of every handle is h's. */
-int wf_io_only_waiters(weft_io_t h);
 /* The poller's safety net: engage the blocker of every handle whose
  * waiters nobody polls (no idle worker awake) while it sleeps. Returns 1
  * if some blocker-served handle had waiters and a sleeping blocker. */

@@ -241,6 +241,14 @@ static int wait_naive(weft_io_t h, wf_wait *w, int64_t deadline)
  * handle waits, so it delays nobody: it is what the idle loop would do,
  * minus the switches. Timers are the timer service's own thread's to
  * fire meanwhile, as while any thread runs (the worker is not idle). */
+/* 1 if every waiting request of every handle is h's: the idle loop would
+ * poll no other handle either. */
+static int only_waiters_of(weft_io_t h)
+{
+    return __atomic_load_n(&wf_io_nwaiting, __ATOMIC_SEQ_CST) ==
+           __atomic_load_n(&h->nreq, __ATOMIC_SEQ_CST);
+}
+
 static int test_in_place(weft_io_t h)
 {
     wf_rt_enter(); /* the flag belongs to this worker: stay on it */
@@ -256,7 +264,7 @@ static void poll_in_place(weft_io_t h, wf_wait *w, int64_t start, int64_t deadli
     int64_t until = wf_io_in_place_until(h, start);
     if (deadline >= 0 && deadline < until)
         until = deadline;
-    while (until > 0 && !is_woken(w) && wf_sched_nready() == 0 && wf_io_only_waiters(h)) {
+    while (until > 0 && !is_woken(w) && wf_sched_nready() == 0 && only_waiters_of(h)) {
         if (test_in_place(h) <= 0 && wf_io_now() >= until)
             return;
         wf_cpu_relax();
