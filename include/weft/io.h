@@ -143,6 +143,16 @@ weft_io_t weft_io_current(void);
  * waits) and outside callbacks. Context: any. Blocks: no. */
 int weft_io_idle_poll(void);
 
+/* From a block() callback: the event that ended this sleep happened at
+ * event_ns and block() saw it at seen_ns (both CLOCK_MONOTONIC, ns; e.g.
+ * the kernel's receive timestamp of the data, SO_TIMESTAMPNS). The lag is
+ * what the sleep cost; the adaptive strategy spins at least about that
+ * long before sleeping again (a busy virtual machine's halted CPU may take
+ * milliseconds to wake). The first report per block() call counts;
+ * reports outside block(), or for events older than the sleep, are
+ * ignored. Context: block() callbacks. Blocks: no. */
+void weft_io_note_wake(int64_t event_ns, int64_t seen_ns);
+
 /* --------------------------------------------------------------- strategy */
 
 typedef enum weft_io_strategy {
@@ -153,7 +163,10 @@ typedef enum weft_io_strategy {
      * when no worker will be idle as a wait starts, the blocker takes over
      * at once. The budget adapts to recent wait times, between 50 us
      * (about what a kernel wake-up costs) and WEFT_IO_SPIN_US (default
-     * 500 us; 0: never spin). While the CPUs are
+     * 500 us; 0: never spin). Where block() reports what its sleeps cost
+     * (weft_io_note_wake), the floor is that cost instead, which may
+     * exceed the default cap (up to 5 ms) but not a set WEFT_IO_SPIN_US.
+     * While the CPUs are
      * oversubscribed (a spinning worker was found descheduled) nobody
      * spins: the blocker takes over at once. */
     WEFT_IO_ADAPTIVE = 0,

@@ -32,7 +32,8 @@
  *                                                          -> S grows
  *      too many: D <= S/2 (spinning far longer than needed) or D > S_max
  *                (waits too long for any spin to pay)     -> S shrinks
- *    S_max = WEFT_IO_SPIN_US (default 500 us), S_min = S_start = 50 us.
+ *    S_max = WEFT_IO_SPIN_US (default 500 us), S_min = S_start = 50 us
+ *    (S_min rises to the measured wake-up cost: item 3).
  *    Numbers: a passive wake-up through the blocker costs ~40 us here
  *    against ~10 us for a busy poll; spinning for waits that end within a
  *    few hundred microseconds buys that difference, and the cap keeps a
@@ -51,6 +52,26 @@
  *    had taken back, hundreds: ~5% of its waits took 256-1024 us, and
  *    runs averaged 6-70 us one-way where Open MPI's spinning took ~9.
  *    With the floor, ~0.3% of waits and 5-9 us (bench/osu_like).
+ *
+ * 3. The floor follows the wake-up cost measured here. A class whose
+ *    block() can tell when the event that ended its sleep happened (the
+ *    MPI engine: the kernel's receive timestamp of the data) reports it
+ *    with weft_io_note_wake; the lag from the event to the moment block()
+ *    saw it is what that sleep cost (wait.c samples it only when the
+ *    worker's CPU is neither shared nor contended: otherwise the lag is a
+ *    queue for the CPU, which spinning would only lengthen). W, an
+ *    average of the lags (W += (lag - W) / 8), is the floor when it
+ *    exceeds 50 us. Why: on a virtual machine whose host is busy, a
+ *    halted virtual CPU can take milliseconds to run again after the
+ *    interrupt; a ping-pong whose waits outlast the budget then sleeps on
+ *    both sides, each reply is late by a wake-up, so the next wait
+ *    outlasts the budget too, and the pair locks into ~2.4 ms per message
+ *    (measured at 10% steal) where a spinning MPI takes ~20 us. No budget
+ *    under the 500 us cap breaks that; spinning as long as the measured
+ *    wake-up does. With WEFT_IO_SPIN_US unset the floor may exceed the
+ *    500 us cap, up to WAKE_MAX_NS; set, the variable is a hard cap. W
+ *    decays as cheap sleeps are measured again (a wait that outlasts the
+ *    floor still sleeps and is measured).
  * Updates are racy by design (relaxed atomics, lost updates possible):
  * an adaptation heuristic needs no lock on the detection path.
  */
@@ -58,6 +79,7 @@
 
 #define SPIN_MIN_NS (50 * 1000LL)
 #define SPIN_START_NS (50 * 1000LL)
+#define WAKE_MAX_NS (5 * 1000 * 1000LL)
 
 /* Shift observation `bit` into the 3-bit window *w; 1 if all three set. */
 static int window(uint8_t *w, int bit)
@@ -76,6 +98,7 @@ void wf_io_adapt_init(weft_io_t h)
     h->period_fp = base;
     int64_t max = wf_io_spin_ns();
     h->spin_ns = max < SPIN_START_NS ? max : SPIN_START_NS;
+    h->wake_ns = 0;
 }
 
 void wf_io_adapt_period(weft_io_t h, int found)
@@ -90,15 +113,45 @@ void wf_io_adapt_period(weft_io_t h, int found)
     __atomic_store_n(&h->period_fp, t, __ATOMIC_RELAXED);
 }
 
+/* The spin budget's bounds: the floor is the measured wake-up cost, at
+ * least SPIN_MIN_NS and at most WAKE_MAX_NS; the cap is WEFT_IO_SPIN_US,
+ * which the floor may exceed unless the variable was set (then the cap
+ * bounds both). */
+static void spin_bounds(weft_io_t h, int64_t *min, int64_t *max)
+{
+    int64_t cap = wf_io_spin_ns(), floor = __atomic_load_n(&h->wake_ns, __ATOMIC_RELAXED);
+    floor = floor < SPIN_MIN_NS ? SPIN_MIN_NS : floor > WAKE_MAX_NS ? WAKE_MAX_NS : floor;
+    if (floor > cap && wf_io_spin_explicit())
+        floor = cap;
+    *min = floor;
+    *max = cap > floor ? cap : floor;
+}
+
+static int64_t clamp(int64_t v, int64_t min, int64_t max)
+{
+    return v < min ? min : v > max ? max : v;
+}
+
 void wf_io_adapt_spin(weft_io_t h, int64_t latency_ns)
 {
-    int64_t max = wf_io_spin_ns(), min = max < SPIN_MIN_NS ? max : SPIN_MIN_NS;
+    int64_t min, max;
+    spin_bounds(h, &min, &max);
     int64_t s = __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED);
     int few = window(&h->spin_long, latency_ns > s && latency_ns <= max);
     int many = window(&h->spin_short, latency_ns <= s / 2 || latency_ns > max);
     if (few)
-        s = s + (s >> 3) < max ? s + (s >> 3) : max;
+        s += s >> 3;
     else if (many)
-        s = s - (s >> 3) > min ? s - (s >> 3) : min;
-    __atomic_store_n(&h->spin_ns, s, __ATOMIC_RELAXED);
+        s -= s >> 3;
+    __atomic_store_n(&h->spin_ns, clamp(s, min, max), __ATOMIC_RELAXED);
+}
+
+void wf_io_adapt_wake(weft_io_t h, int64_t lag_ns)
+{
+    int64_t w = __atomic_load_n(&h->wake_ns, __ATOMIC_RELAXED), min, max;
+    w += (lag_ns - w) / 8;
+    __atomic_store_n(&h->wake_ns, w, __ATOMIC_RELAXED);
+    spin_bounds(h, &min, &max);
+    int64_t s = __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->spin_ns, clamp(s, min, max), __ATOMIC_RELAXED);
 }

@@ -86,6 +86,7 @@ struct weft_io {
     uint32_t period_fp, period_min, period_max;
     uint8_t win_empty, win_busy, spin_long, spin_short;
     int64_t spin_ns;
+    int64_t wake_ns;           /* measured cost of a sleep (wf_io_adapt_wake) */
     uint64_t last_poll_tick;
     int64_t last_poll_ns;
     int64_t last_wait_ns;
@@ -113,6 +114,7 @@ extern uint32_t wf_io_epoch;   /* atomic: bumped at each link/unlink and
 void wf_io_init(void);         /* idempotent: env, hooks, poller thread */
 weft_io_strategy wf_io_strategy(void);
 int64_t wf_io_spin_ns(void);
+int wf_io_spin_explicit(void); /* 1 if WEFT_IO_SPIN_US was set */
 /* Register a handle with given ops (NULL: the user ops of wait.c). */
 weft_io_t wf_io_register_ops(const weft_io_params *p, const wf_io_ops *ops,
                              void (*dtor)(void *));
@@ -199,6 +201,9 @@ int64_t wf_io_tick_ns(void);
 void wf_io_adapt_init(weft_io_t h);  /* period and spin budget */
 void wf_io_adapt_period(weft_io_t h, int found);
 void wf_io_adapt_spin(weft_io_t h, int64_t latency_ns);
+/* One measured wake-up lag of a block() (event -> seen); raises or lowers
+ * the spin budget's floor. */
+void wf_io_adapt_wake(weft_io_t h, int64_t lag_ns);
 
 /* ------------------------------------------------------------ blocking.c */
 

@@ -28,7 +28,9 @@
  *   WEFT_IO_SPIN_US   cap of the adaptive spin budget (how long an idle
  *                     worker polls a wait before handing it to a blocker
  *                     thread; adapt.c), 0..1000000, default 500; 0: never
- *                     spin, hand over at once
+ *                     spin, hand over at once. Unset, the budget may rise
+ *                     above 500 us to the wake-up cost measured here
+ *                     (adapt.c); set, it is a hard cap.
  *   WEFT_IO_STATS     1: print every handle's statistics at exit (and a
  *                     handle's own when it is unregistered)
  *   WEFT_IO_TRACE     path prefix: write per-wait wake-path timestamps
@@ -57,6 +59,7 @@ int wf_io_stats_on;
 
 static int strategy = WEFT_IO_ADAPTIVE;
 static int64_t spin_ns = 500 * 1000;
+static int spin_explicit; /* WEFT_IO_SPIN_US was set */
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static __thread weft_io_t current;
 __thread int wf_io_idle_polling; /* detect.c's idle_poll is polling */
@@ -91,8 +94,10 @@ static void read_env(void)
         long v = strtol(s, &end, 10);
         if (*end || v < 0 || v > 1000000)
             fprintf(stderr, "weft: WEFT_IO_SPIN_US=\"%s\" is invalid (0..1000000)\n", s);
-        else
+        else {
             spin_ns = (int64_t)v * 1000;
+            spin_explicit = 1;
+        }
     }
     s = getenv("WEFT_IO_STATS");
     if (s && !strcmp(s, "1")) {
@@ -123,6 +128,11 @@ weft_io_strategy wf_io_strategy(void)
 int64_t wf_io_spin_ns(void)
 {
     return spin_ns;
+}
+
+int wf_io_spin_explicit(void)
+{
+    return spin_explicit;
 }
 
 int weft_io_set_strategy(weft_io_strategy s)

@@ -140,11 +140,42 @@ static int user_test(weft_io_t h, int how)
     return n;
 }
 
+/* What the running block() reported with weft_io_note_wake (this kernel
+ * thread's; in_block says one runs). */
+static __thread struct {
+    int in_block, noted;
+    int64_t event_ns, seen_ns;
+} wake_note;
+
+void weft_io_note_wake(int64_t event_ns, int64_t seen_ns)
+{
+    if (!wake_note.in_block || wake_note.noted || seen_ns < event_ns)
+        return;
+    wake_note.noted = 1;
+    wake_note.event_ns = event_ns;
+    wake_note.seen_ns = seen_ns;
+}
+
+/* A sleep's cost teaches the spin budget (adapt.c) only if the event came
+ * while block() slept and the CPU was this worker's alone: a lag spent
+ * queueing for a shared or contended CPU is no reason to spin longer. */
+static void learn_wake_cost(weft_io_t h, int64_t entered)
+{
+    if (wake_note.noted && wake_note.event_ns >= entered && !wf_sched_contended() &&
+        !wf_sched_cpu_shared(entered))
+        wf_io_adapt_wake(h, wake_note.seen_ns - wake_note.event_ns);
+}
+
 int wf_io_call_block(weft_io_t h)
 {
     weft_io_t prev = wf_io_set_current(h);
     wf_io_trace_stamp(&h->tr_enter);
+    int64_t entered = wf_io_now();
+    wake_note.in_block = 1;
+    wake_note.noted = 0;
     int idx = h->p.block(h->p.ctx, WF_IO_BLOCK_SLICE_MS);
+    wake_note.in_block = 0;
+    learn_wake_cost(h, entered);
     wf_io_trace_stamp(&h->tr_ret);
     wf_io_set_current(prev);
     return idx;

@@ -5,7 +5,9 @@
  * floor (a spin shorter than a kernel wake-up saves nothing); waits a
  * little longer than it make it grow, three in a row at a time, up to the
  * cap and no further; waits too long for any spin shrink it back to the
- * floor. No runtime needed: the rule is a pure function of the waits. */
+ * floor. A measured sleep cost (wf_io_adapt_wake) raises the floor, past
+ * the default cap, up to 5 ms. No runtime needed: the rule is a pure
+ * function of the waits. */
 #include "test_support.h"
 
 #include <stdint.h>
@@ -71,6 +73,25 @@ static void waits_past_the_cap_shrink_it_to_the_floor(void **state)
     assert_int_equal(h.spin_ns, FLOOR_NS);
 }
 
+static void a_measured_sleep_cost_holds_against_short_waits(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 100; i++)
+        wf_io_adapt_wake(&h, 1000 * US);
+    assert_true(h.wake_ns > 990 * US);
+    assert_int_equal(h.spin_ns, h.wake_ns);
+    feed(4 * US, 1000);
+    assert_int_equal(h.spin_ns, h.wake_ns);
+}
+
+static void the_measured_floor_stops_at_5_ms(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 200; i++)
+        wf_io_adapt_wake(&h, 50000 * US);
+    assert_int_equal(h.spin_ns, 5000 * US);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -78,6 +99,8 @@ int main(void)
         cmocka_unit_test_setup(short_waits_keep_the_floor, fresh_handle),
         cmocka_unit_test_setup(longer_waits_grow_it_to_the_cap, fresh_handle),
         cmocka_unit_test_setup(waits_past_the_cap_shrink_it_to_the_floor, fresh_handle),
+        cmocka_unit_test_setup(a_measured_sleep_cost_holds_against_short_waits, fresh_handle),
+        cmocka_unit_test_setup(the_measured_floor_stops_at_5_ms, fresh_handle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
