@@ -21,7 +21,11 @@
  *            wake-up eventfd, then runs progress; the server's poll round
  *            that follows finds who is ready. An idle worker may run it
  *            too, as its sleep (the server's idle_block.c); unblock()
- *            writes the eventfd to pull it out.
+ *            writes the eventfd to pull it out. block() also tells the
+ *            server what the sleep cost: the lag from the kernel's
+ *            receive timestamp of the data that ended it to its reading
+ *            (weft_io_note_wake; the adaptive spin budget never drops
+ *            below that cost).
  * Completions that happen outside block() (a loopback send from another
  * thread, a completion found by a poll) must wake a sleeping block():
  * wmpi_kick() bumps a generation counter and, if block() sleeps, writes the
@@ -130,12 +134,24 @@ static void drain_wakefd(void)
     }
 }
 
+/* The receive time of the first data the transport read since the last
+ * call (1), or nothing (0); forgets it. Under the engine lock. */
+static int took_arrival(int64_t *arrival_ns, int64_t *seen_ns)
+{
+    return wmpi_eng.tp && wmpi_eng.tops->arrival &&
+           wmpi_eng.tops->arrival(wmpi_eng.tp, arrival_ns, seen_ns);
+}
+
 static int io_block(void *ctx, int timeout_ms)
 {
     struct epoll_event ev[4];
+    int64_t arrival, seen;
     int n = 0;
 
     (void)ctx;
+    wmpi_lock_engine(); /* what was read before the sleep is not its end */
+    took_arrival(&arrival, &seen);
+    wmpi_unlock_engine();
     __atomic_add_fetch(&wmpi_eng.sleepers, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&wmpi_eng.gen, __ATOMIC_SEQ_CST) ==
         __atomic_load_n(&set.polled_gen, __ATOMIC_SEQ_CST))
@@ -146,6 +162,8 @@ static int io_block(void *ctx, int timeout_ms)
             drain_wakefd();
     wmpi_lock_engine();
     wmpi_progress_locked(WMPI_BUDGET_THREAD);
+    if (took_arrival(&arrival, &seen))
+        weft_io_note_wake(arrival, seen);
     wmpi_unlock_engine();
     return -1; /* the server's poll round that follows finds the ready */
 }

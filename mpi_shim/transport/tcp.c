@@ -17,7 +17,10 @@
  * many per read() and are parsed out of it; the engine is told about each
  * header (upcall) and says where its payload goes. A large payload is read
  * with readv() straight into its destination, the second iovec catching
- * the headers behind it into the staging buffer. A peer's socket is always
+ * the headers behind it into the staging buffer. Reads are recvmsg() calls
+ * that also collect the kernel's receive timestamp (rx_stamp.h) of the
+ * first data read since the engine last asked (arrival(): the engine tells
+ * the I/O server what its sleeps cost). A peer's socket is always
  * read, whether or not a receive is posted for what arrives: the engine
  * buffers unexpected data. Reading and writing are independent, so two
  * ranks sending each other 64 MiB cannot deadlock (the EARTH lesson).
@@ -57,6 +60,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "transport/rx_stamp.h"
 #include "transport/tcp.h"
 
 #define HDR sizeof(wmpi_hdr)
@@ -200,9 +204,26 @@ static int tcp_send(struct wmpi_transport *t, int peer, wmpi_frame *f)
 
 /* -------------------------------------------------------------- receiving */
 
-/* One readv into the payload's destination and/or the staging buffer;
+/* recvmsg() into iov; keeps the data's receive time if none is kept. */
+static ssize_t read_stamped(struct wmpi_transport *t, int fd, struct iovec *iov, int n)
+{
+    wmpi_rx_stamp_buf ctl;
+    struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+    ssize_t r;
+
+    if (!t->arrived) {
+        msg.msg_control = ctl.buf;
+        msg.msg_controllen = sizeof ctl.buf;
+    }
+    r = recvmsg(fd, &msg, 0);
+    if (r > 0 && !t->arrived)
+        t->arrived = wmpi_rx_stamp_read(&msg, &t->arrival_ns, &t->seen_ns);
+    return r;
+}
+
+/* One read into the payload's destination and/or the staging buffer;
  * *room says how much it could have taken. */
-static ssize_t rx_read(tcp_peer *p, size_t budget, size_t *room)
+static ssize_t rx_read(struct wmpi_transport *t, tcp_peer *p, size_t budget, size_t *room)
 {
     struct iovec iov[2];
     size_t pending = p->rtail - p->rhead, direct = 0;
@@ -219,7 +240,7 @@ static ssize_t rx_read(tcp_peer *p, size_t budget, size_t *room)
     }
     iov[n++] = (struct iovec){ p->rbuf + p->rtail, WMPI_TCP_RBUF - p->rtail };
     *room = direct + (WMPI_TCP_RBUF - p->rtail);
-    r = readv(p->fd, iov, n);
+    r = read_stamped(t, p->fd, iov, n);
     if (r > 0) {
         size_t d = (size_t)r < direct ? (size_t)r : direct;
         p->rgot += d;
@@ -280,7 +301,7 @@ static void rx(struct wmpi_transport *t, tcp_peer *p, size_t budget)
 {
     while (p->fd >= 0) {
         size_t room;
-        ssize_t r = rx_read(p, budget, &room);
+        ssize_t r = rx_read(t, p, budget, &room);
 
         if (r == 0) {
             lose(t, p, -ECONNRESET);
@@ -339,6 +360,16 @@ static void tcp_progress(struct wmpi_transport *t, size_t budget)
 static int tcp_pollfd(struct wmpi_transport *t)
 {
     return t->epfd;
+}
+
+static int tcp_arrival(struct wmpi_transport *t, int64_t *arrival_ns, int64_t *seen_ns)
+{
+    int had = t->arrived;
+
+    *arrival_ns = t->arrival_ns;
+    *seen_ns = t->seen_ns;
+    t->arrived = 0;
+    return had;
 }
 
 static int tcp_reaches(struct wmpi_transport *t, int peer)
@@ -421,5 +452,6 @@ const struct wmpi_transport_ops wmpi_tcp_ops = {
     .send = tcp_send,
     .progress = tcp_progress,
     .pollfd = tcp_pollfd,
+    .arrival = tcp_arrival,
     .destroy = tcp_destroy,
 };

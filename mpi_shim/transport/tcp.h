@@ -34,13 +34,19 @@ struct wmpi_transport {
     tcp_peer *peers;   /* [size] */
     const wmpi_upcalls *up;
     wmpi_boot *boot;
+    /* the first read since the last arrival() that carried the kernel's
+     * receive timestamp: when its data arrived and when it was read
+     * (CLOCK_MONOTONIC ns) */
+    int arrived;
+    int64_t arrival_ns, seen_ns;
 };
 
 /* Connect this rank to every other rank of the job (tcp_connect.c):
  * listen, trade addresses with wmpi_boot_allgather, connect to lower
  * ranks and accept higher ones, each side presenting the job secret. On
  * success peers[r].fd is a connected non-blocking TCP_NODELAY socket for
- * every r != rank. Blocks the calling kernel thread (once, at MPI_Init).
+ * every r != rank, with receive timestamps on (SO_TIMESTAMPNS) where the
+ * kernel allows. Blocks the calling kernel thread (once, at MPI_Init).
  * Errors: -errno, WEFT_ETIMEDOUT (a peer did not connect within
  * WEFT_MPI_CONNECT_TIMEOUT seconds, default 60). */
 int wmpi_tcp_connect_all(struct wmpi_transport *t);
