@@ -168,17 +168,20 @@ static int doubling(const wmpi_coll_call *k, const wmpi_coll_args *a, scratch *s
     return err;
 }
 
-/* Rabenseifner: halving then gather, on a writable copy of *acc. */
+/* Rabenseifner: halving then gather, on a writable copy of *acc: the
+ * receive buffer itself where every rank gets the result (allreduce: one
+ * copy of the vector instead of two, none in place), scratch otherwise. */
 static int rabenseifner(const wmpi_coll_call *k, const wmpi_coll_args *a, scratch *s,
                         const char **acc, int me, const wmpi_coll_pairs *sv, int all)
 {
     int err = 0;
-    char *mine = scratch_get(s, 0, &err);
-    char *in = scratch_get(s, 1, &err);
+    char *mine = all ? (char *)a->rbuf : scratch_get(s, 0, &err);
+    char *in;
 
     if (!err && mine != *acc)
         err = wmpi_coll_copy(*acc, a->count, a->dt, mine, a->count, a->dt);
     *acc = mine;
+    in = other(s, mine, &err);
     if (!err)
         err = wmpi_coll_halving(k, a, mine, in, me, sv);
     return err ? err : wmpi_coll_block_gather(k, a, mine, me, sv, all);
