@@ -76,6 +76,16 @@ void ol_argv_add(ol_argv *a, const char *arg)
     a->v[a->n] = NULL;
 }
 
+void ol_argv_export(ol_argv *a, const char *var)
+{
+    if (a->n < 1 || a->n + 2 > OL_ARGV_MAX)
+        return;
+    const char *prog = a->v[--a->n];
+    ol_argv_add(a, "-x");
+    ol_argv_add(a, var);
+    ol_argv_add(a, prog);
+}
+
 void ol_argv_mpirun(ol_argv *a, ol_lib lib, int np, int timeout_s,
                     int tcp_only, const char *prog)
 {

@@ -39,6 +39,9 @@ typedef struct ol_argv {
 void ol_argv_mpirun(ol_argv *a, ol_lib lib, int np, int timeout_s,
                     int tcp_only, const char *prog);
 void ol_argv_add(ol_argv *a, const char *arg);
+/* Insert `-x var` before the program (the last argument so far): both
+ * mpiruns then pass var from their environment to the ranks. */
+void ol_argv_export(ol_argv *a, const char *var);
 
 /* Called with each line of the job's stdout (newline removed). */
 typedef void (*ol_line_fn)(void *arg, char *line);

@@ -25,7 +25,7 @@
  *            server what the sleep cost: the lag from the kernel's
  *            receive timestamp of the data that ended it to its reading
  *            (weft_io_note_wake; the adaptive spin budget never drops
- *            below that cost).
+ *            below twice that cost).
  * Completions that happen outside block() (a loopback send from another
  * thread, a completion found by a poll) must wake a sleeping block():
  * wmpi_kick() bumps a generation counter and, if block() sleeps, writes the

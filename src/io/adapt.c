@@ -60,18 +60,24 @@
  *    saw it is what that sleep cost (wait.c samples it only when the
  *    worker's CPU is neither shared nor contended: otherwise the lag is a
  *    queue for the CPU, which spinning would only lengthen). W, an
- *    average of the lags (W += (lag - W) / 8), is the floor when it
- *    exceeds 50 us. Why: on a virtual machine whose host is busy, a
- *    halted virtual CPU can take milliseconds to run again after the
- *    interrupt; a ping-pong whose waits outlast the budget then sleeps on
- *    both sides, each reply is late by a wake-up, so the next wait
- *    outlasts the budget too, and the pair locks into ~2.4 ms per message
- *    (measured at 10% steal) where a spinning MPI takes ~20 us. No budget
- *    under the 500 us cap breaks that; spinning as long as the measured
- *    wake-up does. With WEFT_IO_SPIN_US unset the floor may exceed the
- *    500 us cap, up to WAKE_MAX_NS; set, the variable is a hard cap. W
- *    decays as cheap sleeps are measured again (a wait that outlasts the
- *    floor still sleeps and is measured).
+ *    average of the lags that rises fast and falls slowly (W += (lag - W)
+ *    / 4 for a costlier sleep, / 8 for a cheaper one), sets the floor at
+ *    2 W when that exceeds 50 us. Why: on a virtual machine whose host is
+ *    busy, a halted virtual CPU can take milliseconds to run again after
+ *    the interrupt; a ping-pong whose waits outlast the budget then
+ *    sleeps on both sides, each reply is late by a wake-up, so the next
+ *    wait outlasts the budget too, and the pair locks into ~2.4 ms per
+ *    message (measured at 10% steal) where a spinning MPI takes ~20 us.
+ *    No budget under the 500 us cap breaks that. Twice the cost, because
+ *    a wait in that lock lasts one wake-up plus the round trip: a spin of
+ *    exactly one wake-up ends just before the reply (bench/slow_wake,
+ *    which emulates 2 ms wake-ups: 1 W still locked, 2 W freed the
+ *    ping-pong after a few messages). The classic competitive bound
+ *    becomes 3x instead of 2x the best choice made knowing the wait.
+ *    With WEFT_IO_SPIN_US unset the floor may exceed the 500 us cap, up
+ *    to WAKE_MAX_NS; set, the variable is a hard cap. W decays as cheap
+ *    sleeps are measured again (a wait that outlasts the floor still
+ *    sleeps and is measured).
  * Updates are racy by design (relaxed atomics, lost updates possible):
  * an adaptation heuristic needs no lock on the detection path.
  */
@@ -113,13 +119,13 @@ void wf_io_adapt_period(weft_io_t h, int found)
     __atomic_store_n(&h->period_fp, t, __ATOMIC_RELAXED);
 }
 
-/* The spin budget's bounds: the floor is the measured wake-up cost, at
- * least SPIN_MIN_NS and at most WAKE_MAX_NS; the cap is WEFT_IO_SPIN_US,
+/* The spin budget's bounds: the floor is twice the measured wake-up
+ * cost, at least SPIN_MIN_NS and at most WAKE_MAX_NS; the cap is WEFT_IO_SPIN_US,
  * which the floor may exceed unless the variable was set (then the cap
  * bounds both). */
 static void spin_bounds(weft_io_t h, int64_t *min, int64_t *max)
 {
-    int64_t cap = wf_io_spin_ns(), floor = __atomic_load_n(&h->wake_ns, __ATOMIC_RELAXED);
+    int64_t cap = wf_io_spin_ns(), floor = 2 * __atomic_load_n(&h->wake_ns, __ATOMIC_RELAXED);
     floor = floor < SPIN_MIN_NS ? SPIN_MIN_NS : floor > WAKE_MAX_NS ? WAKE_MAX_NS : floor;
     if (floor > cap && wf_io_spin_explicit())
         floor = cap;
@@ -149,7 +155,7 @@ void wf_io_adapt_spin(weft_io_t h, int64_t latency_ns)
 void wf_io_adapt_wake(weft_io_t h, int64_t lag_ns)
 {
     int64_t w = __atomic_load_n(&h->wake_ns, __ATOMIC_RELAXED), min, max;
-    w += (lag_ns - w) / 8;
+    w += (lag_ns - w) / (lag_ns > w ? 4 : 8);
     __atomic_store_n(&h->wake_ns, w, __ATOMIC_RELAXED);
     spin_bounds(h, &min, &max);
     int64_t s = __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED);

@@ -1,7 +1,7 @@
 /* What a sleep costs, as a class's block() reports it (weft_io_note_wake),
  * teaches the adaptive spin budget its floor (io/wait.c, io/adapt.c):
- * the lag from the event to block() seeing it is averaged (1/8 weight)
- * and the budget never drops below that average; an event older than the
+ * the lag from the event to block() seeing it is averaged (weight 1/4
+ * rising, 1/8 falling) and the budget never drops below twice that; an event older than the
  * sleep, a second report in one block(), or a report outside block() teach
  * nothing. No runtime: block() is called as the blocker thread would. */
 #include "test_support.h"
@@ -47,13 +47,13 @@ static int fresh_handle(void **state)
 static void a_costly_sleep_raises_the_floor(void **state)
 {
     (void)state;
-    wf_io_call_block(&h); /* lag 2 ms: average 0 + 2 ms / 8 */
-    assert_int_equal(h.wake_ns, 2 * MS / 8);
-    assert_int_equal(h.spin_ns, h.wake_ns); /* above the 50 us floor */
+    wf_io_call_block(&h); /* lag 2 ms: average 0 + 2 ms / 4 */
+    assert_int_equal(h.wake_ns, 2 * MS / 4);
+    assert_int_equal(h.spin_ns, 2 * h.wake_ns); /* past the default 500 us cap */
     for (int i = 0; i < 60; i++)
         wf_io_call_block(&h);
     assert_true(h.wake_ns > 19 * MS / 10);
-    assert_int_equal(h.spin_ns, h.wake_ns); /* past the default 500 us cap */
+    assert_int_equal(h.spin_ns, 2 * h.wake_ns);
 }
 
 static void only_the_first_report_counts(void **state)
@@ -61,7 +61,7 @@ static void only_the_first_report_counts(void **state)
     (void)state;
     reports = 3; /* lags 2, 4 and 6 ms: only the 2 ms one counts */
     wf_io_call_block(&h);
-    assert_int_equal(h.wake_ns, 2 * MS / 8);
+    assert_int_equal(h.wake_ns, 2 * MS / 4);
 }
 
 static void an_event_older_than_the_sleep_teaches_nothing(void **state)
