@@ -35,6 +35,7 @@
 #include "io/io.h"
 #include "timer/timer.h"
 #include "util/cpu.h"
+#include "util/run_delay.h"
 
 /* ------------------------------------------------------------ the list */
 
@@ -157,25 +158,32 @@ void weft_io_note_wake(int64_t event_ns, int64_t seen_ns)
 }
 
 /* A sleep's cost teaches the spin budget (adapt.c) only if the event came
- * while block() slept and the CPU was this worker's alone: a lag spent
- * queueing for a shared or contended CPU is no reason to spin longer. */
-static void learn_wake_cost(weft_io_t h, int64_t entered)
+ * while block() slept and the CPU was this worker's alone, and without
+ * the time this thread then queued for a CPU (`queued`: its run delay
+ * before the sleep, or -1 if unknown): a lag spent waiting for a CPU
+ * other tasks hold is no reason to spin longer - the spin would hold a
+ * CPU they want. */
+static void learn_wake_cost(weft_io_t h, int64_t entered, int64_t queued)
 {
-    if (wake_note.noted && wake_note.event_ns >= entered && !wf_sched_contended() &&
-        !wf_sched_cpu_shared(entered))
-        wf_io_adapt_wake(h, wake_note.seen_ns - wake_note.event_ns);
+    if (!wake_note.noted || wake_note.event_ns < entered || wf_sched_contended() ||
+        wf_sched_cpu_shared(entered))
+        return;
+    int64_t lag = wake_note.seen_ns - wake_note.event_ns, now = wf_run_delay_ns();
+    if (queued >= 0 && now >= queued)
+        lag -= now - queued;
+    wf_io_adapt_wake(h, lag > 0 ? lag : 0);
 }
 
 int wf_io_call_block(weft_io_t h)
 {
     weft_io_t prev = wf_io_set_current(h);
     wf_io_trace_stamp(&h->tr_enter);
-    int64_t entered = wf_io_now();
+    int64_t entered = wf_io_now(), queued = wf_run_delay_ns();
     wake_note.in_block = 1;
     wake_note.noted = 0;
     int idx = h->p.block(h->p.ctx, WF_IO_BLOCK_SLICE_MS);
     wake_note.in_block = 0;
-    learn_wake_cost(h, entered);
+    learn_wake_cost(h, entered, queued);
     wf_io_trace_stamp(&h->tr_ret);
     wf_io_set_current(prev);
     return idx;
