@@ -58,8 +58,10 @@
  *    MPI engine: the kernel's receive timestamp of the data) reports it
  *    with weft_io_note_wake; the lag from the event to the moment block()
  *    saw it is what that sleep cost (wait.c samples it only when the
- *    worker's CPU is neither shared nor contended: otherwise the lag is a
- *    queue for the CPU, which spinning would only lengthen). W, an
+ *    worker's CPU is neither shared nor contended, and leaves out the
+ *    time the thread then queued for a CPU, util/run_delay.h: a queue
+ *    for a CPU other tasks hold is no reason to spin, which would only
+ *    lengthen it). W, an
  *    average of the lags that rises fast and falls slowly (W += (lag - W)
  *    / 4 for a costlier sleep, / 8 for a cheaper one), sets the floor at
  *    2 W when that exceeds 50 us. Why: on a virtual machine whose host is
