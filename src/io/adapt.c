@@ -57,27 +57,30 @@
  *    block() can tell when the event that ended its sleep happened (the
  *    MPI engine: the kernel's receive timestamp of the data) reports it
  *    with weft_io_note_wake; the lag from the event to the moment block()
- *    saw it is what that sleep cost (wait.c samples it only when the
+ *    saw it is what that sleep cost. wait.c samples it only when the
  *    worker's CPU is neither shared nor contended, and leaves out the
- *    time the thread then queued for a CPU, util/run_delay.h: a queue
+ *    time the thread then queued for a CPU (util/run_delay.h): a queue
  *    for a CPU other tasks hold is no reason to spin, which would only
- *    lengthen it). W, an
- *    average of the lags that rises fast and falls slowly (W += (lag - W)
- *    / 4 for a costlier sleep, / 8 for a cheaper one), sets the floor at
- *    2 W when that exceeds 50 us. Why: on a virtual machine whose host is
- *    busy, a halted virtual CPU can take milliseconds to run again after
- *    the interrupt; a ping-pong whose waits outlast the budget then
- *    sleeps on both sides, each reply is late by a wake-up, so the next
- *    wait outlasts the budget too, and the pair locks into ~2.4 ms per
- *    message (measured at 10% steal) where a spinning MPI takes ~20 us.
- *    No budget under the 500 us cap breaks that. Twice the cost, because
- *    a wait in that lock lasts one wake-up plus the round trip: a spin of
- *    exactly one wake-up ends just before the reply (bench/slow_wake,
- *    which emulates 2 ms wake-ups: 1 W still locked, 2 W freed the
- *    ping-pong after a few messages). The classic competitive bound
- *    becomes 3x instead of 2x the best choice made knowing the wait.
- *    With WEFT_IO_SPIN_US unset the floor may exceed the 500 us cap, up
- *    to WAKE_MAX_NS; set, the variable is a hard cap. W decays as cheap
+ *    lengthen it. W, an average of the lags that rises fast and falls
+ *    slowly (W += (lag - W) / 4 for a costlier sleep, / 8 for a cheaper
+ *    one), sets the floor at 2 W - 50 us when that exceeds 50 us: twice
+ *    the cost's excess over the 50 us a wake-up costs here normally, so
+ *    usual sleeps (W ~ 35-60 us) keep the floor near 50 us, where a
+ *    longer spin saves little and holds a CPU another process may need.
+ *    Why: on a virtual machine whose host is busy, a halted virtual CPU
+ *    can take milliseconds to run again after the interrupt; a ping-pong
+ *    whose waits outlast the budget then sleeps on both sides, each reply
+ *    is late by a wake-up, so the next wait outlasts the budget too, and
+ *    the pair locks into ~2.4 ms per message (measured at 10% steal)
+ *    where a spinning MPI takes ~20 us. No budget under the 500 us cap
+ *    breaks that. About twice the cost, because a wait in that lock lasts
+ *    one wake-up plus the round trip: a spin of exactly one wake-up ends
+ *    just before the reply (bench/slow_wake, which emulates 2 ms
+ *    wake-ups: 1 W still locked, 2 W - 50 us freed the ping-pong after a
+ *    few messages). The classic competitive bound becomes up to 3x
+ *    instead of 2x the best choice made knowing the wait. With
+ *    WEFT_IO_SPIN_US unset the floor may exceed the 500 us cap, up to
+ *    WAKE_MAX_NS; set, the variable is a hard cap. W decays as cheap
  *    sleeps are measured again (a wait that outlasts the floor still
  *    sleeps and is measured).
  * Updates are racy by design (relaxed atomics, lost updates possible):
@@ -121,13 +124,14 @@ void wf_io_adapt_period(weft_io_t h, int found)
     __atomic_store_n(&h->period_fp, t, __ATOMIC_RELAXED);
 }
 
-/* The spin budget's bounds: the floor is twice the measured wake-up
- * cost, at least SPIN_MIN_NS and at most WAKE_MAX_NS; the cap is WEFT_IO_SPIN_US,
+/* The spin budget's bounds: the floor is 2 W - SPIN_MIN_NS for a measured
+ * wake-up cost W, at least SPIN_MIN_NS and at most WAKE_MAX_NS; the cap is WEFT_IO_SPIN_US,
  * which the floor may exceed unless the variable was set (then the cap
  * bounds both). */
 static void spin_bounds(weft_io_t h, int64_t *min, int64_t *max)
 {
-    int64_t cap = wf_io_spin_ns(), floor = 2 * __atomic_load_n(&h->wake_ns, __ATOMIC_RELAXED);
+    int64_t cap = wf_io_spin_ns();
+    int64_t floor = 2 * __atomic_load_n(&h->wake_ns, __ATOMIC_RELAXED) - SPIN_MIN_NS;
     floor = floor < SPIN_MIN_NS ? SPIN_MIN_NS : floor > WAKE_MAX_NS ? WAKE_MAX_NS : floor;
     if (floor > cap && wf_io_spin_explicit())
         floor = cap;

@@ -5,8 +5,8 @@
  * floor (a spin shorter than a kernel wake-up saves nothing); waits a
  * little longer than it make it grow, three in a row at a time, up to the
  * cap and no further; waits too long for any spin shrink it back to the
- * floor. A measured sleep cost (wf_io_adapt_wake) raises the floor to
- * twice that cost, past the default cap, up to 5 ms. No runtime needed: the rule is a pure
+ * floor. A measured sleep cost W (wf_io_adapt_wake) above it raises the
+ * floor to 2 W - 50 us, past the default cap, up to 5 ms. No runtime needed: the rule is a pure
  * function of the waits. */
 #include "test_support.h"
 
@@ -78,15 +78,23 @@ static void a_measured_sleep_cost_holds_against_short_waits(void **state)
     (void)state;
     wf_io_adapt_wake(&h, 1000 * US); /* a costlier sleep: 1/4 of the way */
     assert_int_equal(h.wake_ns, 250 * US);
-    assert_int_equal(h.spin_ns, 500 * US);
+    assert_int_equal(h.spin_ns, 2 * 250 * US - FLOOR_NS);
     for (int i = 0; i < 100; i++)
         wf_io_adapt_wake(&h, 1000 * US);
     assert_true(h.wake_ns > 990 * US);
-    assert_int_equal(h.spin_ns, 2 * h.wake_ns);
+    assert_int_equal(h.spin_ns, 2 * h.wake_ns - FLOOR_NS);
     feed(4 * US, 1000);
-    assert_int_equal(h.spin_ns, 2 * h.wake_ns);
+    assert_int_equal(h.spin_ns, 2 * h.wake_ns - FLOOR_NS);
     wf_io_adapt_wake(&h, 0); /* a cheaper one: 1/8 of the way */
     assert_true(h.wake_ns < 880 * US && h.wake_ns > 860 * US);
+}
+
+static void a_usual_sleep_cost_keeps_the_floor(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 100; i++)
+        wf_io_adapt_wake(&h, 40 * US); /* a kernel wake-up on an idle machine */
+    assert_int_equal(h.spin_ns, FLOOR_NS);
 }
 
 static void the_measured_floor_stops_at_5_ms(void **state)
@@ -105,6 +113,7 @@ int main(void)
         cmocka_unit_test_setup(longer_waits_grow_it_to_the_cap, fresh_handle),
         cmocka_unit_test_setup(waits_past_the_cap_shrink_it_to_the_floor, fresh_handle),
         cmocka_unit_test_setup(a_measured_sleep_cost_holds_against_short_waits, fresh_handle),
+        cmocka_unit_test_setup(a_usual_sleep_cost_keeps_the_floor, fresh_handle),
         cmocka_unit_test_setup(the_measured_floor_stops_at_5_ms, fresh_handle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,7 @@
  * teaches the adaptive spin budget its floor (io/wait.c, io/adapt.c):
  * the lag from the event to block() seeing it, less the time the thread
  * queued for a CPU meanwhile, is averaged (weight 1/4 rising, 1/8
- * falling) and the budget never drops below twice that; an event older
+ * falling) and the budget never drops below 2 W - 50 us; an event older
  * than the sleep, a second report in one block(), or a report outside
  * block() teach nothing. No runtime: block() is called as the blocker
  * thread would. The fake block() does not sleep; it reports a lag of
@@ -54,7 +54,7 @@ static void a_costly_sleep_raises_the_floor(void **state)
     (void)state;
     wf_io_call_block(&h); /* average 0 + lag / 4 */
     assert_in_range(h.wake_ns, (LAG_NS - SLACK_NS) / 4, LAG_NS / 4);
-    assert_int_equal(h.spin_ns, WAKE_MAX_NS); /* 2 W, past the cap, at most 5 ms */
+    assert_int_equal(h.spin_ns, WAKE_MAX_NS); /* 2 W - 50 us, past the cap, at most 5 ms */
 }
 
 static void only_the_first_report_counts(void **state)
