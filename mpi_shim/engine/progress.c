@@ -149,9 +149,8 @@ static int io_block(void *ctx, int timeout_ms)
     int n = 0;
 
     (void)ctx;
-    wmpi_lock_engine(); /* what was read before the sleep is not its end */
-    took_arrival(&arrival, &seen);
-    wmpi_unlock_engine();
+    if (wmpi_eng.tp && wmpi_eng.tops->arrival_reset) /* what was read before */
+        wmpi_eng.tops->arrival_reset(wmpi_eng.tp);    /* the sleep did not end it */
     __atomic_add_fetch(&wmpi_eng.sleepers, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&wmpi_eng.gen, __ATOMIC_SEQ_CST) ==
         __atomic_load_n(&set.polled_gen, __ATOMIC_SEQ_CST))

@@ -204,6 +204,15 @@ static int tcp_send(struct wmpi_transport *t, int peer, wmpi_frame *f)
 
 /* -------------------------------------------------------------- receiving */
 
+/* Apply a pending arrival_reset (under the engine lock). */
+static void take_arrival_reset(struct wmpi_transport *t)
+{
+    if (__atomic_load_n(&t->arrival_reset, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&t->arrival_reset, 0, __ATOMIC_RELAXED);
+        t->arrived = 0;
+    }
+}
+
 /* recvmsg() into iov; keeps the data's receive time if none is kept. */
 static ssize_t read_stamped(struct wmpi_transport *t, int fd, struct iovec *iov, int n)
 {
@@ -211,6 +220,7 @@ static ssize_t read_stamped(struct wmpi_transport *t, int fd, struct iovec *iov,
     struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)n };
     ssize_t r;
 
+    take_arrival_reset(t);
     if (!t->arrived) {
         msg.msg_control = ctl.buf;
         msg.msg_controllen = sizeof ctl.buf;
@@ -364,12 +374,20 @@ static int tcp_pollfd(struct wmpi_transport *t)
 
 static int tcp_arrival(struct wmpi_transport *t, int64_t *arrival_ns, int64_t *seen_ns)
 {
-    int had = t->arrived;
+    int had;
+
+    take_arrival_reset(t);
+    had = t->arrived;
 
     *arrival_ns = t->arrival_ns;
     *seen_ns = t->seen_ns;
     t->arrived = 0;
     return had;
+}
+
+static void tcp_arrival_reset(struct wmpi_transport *t)
+{
+    __atomic_store_n(&t->arrival_reset, 1, __ATOMIC_RELEASE);
 }
 
 static int tcp_reaches(struct wmpi_transport *t, int peer)
@@ -453,5 +471,6 @@ const struct wmpi_transport_ops wmpi_tcp_ops = {
     .progress = tcp_progress,
     .pollfd = tcp_pollfd,
     .arrival = tcp_arrival,
+    .arrival_reset = tcp_arrival_reset,
     .destroy = tcp_destroy,
 };

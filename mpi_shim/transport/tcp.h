@@ -39,6 +39,7 @@ struct wmpi_transport {
      * (CLOCK_MONOTONIC ns) */
     int arrived;
     int64_t arrival_ns, seen_ns;
+    int arrival_reset; /* atomic: forget the kept time at the next read */
 };
 
 /* Connect this rank to every other rank of the job (tcp_connect.c):

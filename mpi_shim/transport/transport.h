@@ -95,11 +95,15 @@ struct wmpi_transport_ops {
     /* An fd readable when progress() has work; -1 if none. */
     int (*pollfd)(wmpi_transport *t);
     /* Optional (NULL: cannot tell). Of the data progress() read since the
-     * last call, the first that carried a receive time: returns 1 with
-     * when it arrived and when progress() read it (CLOCK_MONOTONIC ns), or
-     * 0 if none; forgets it either way. The engine reports the lag to the
-     * I/O server as what a sleep cost (weft_io_note_wake). */
+     * last call (or arrival_reset), the first that carried a receive time:
+     * returns 1 with when it arrived and when progress() read it
+     * (CLOCK_MONOTONIC ns), or 0 if none; forgets it either way. The
+     * engine reports the lag to the I/O server as what a sleep cost
+     * (weft_io_note_wake). */
     int (*arrival)(wmpi_transport *t, int64_t *arrival_ns, int64_t *seen_ns);
+    /* With arrival: forget what was read until now. Any thread, without
+     * the engine lock (the engine calls it as it goes to sleep). */
+    void (*arrival_reset)(wmpi_transport *t);
     /* Close every connection and release `t`. */
     void (*destroy)(wmpi_transport *t);
 };
