@@ -46,6 +46,9 @@ int wmpi_coll_barrier_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_bcast_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_reduce_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_allreduce_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
+/* Allreduce through rank 0 (coll_allreduce_fan.c): short vectors, small
+ * communicators (wmpi_coll_allreduce_run decides). */
+int wmpi_coll_allreduce_fan(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_gather_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_gatherv_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_scatter_run(const wmpi_coll_call *k, const wmpi_coll_args *a);

@@ -7,7 +7,9 @@
  */
 #include "coll_test.h"
 
-static const int counts[] = { 0, 1, 37, 3001, 40000 };
+/* 3001 and 10007 ints: either side of allreduce's fan through rank 0
+ * (16 KiB); 40000: past its long forms' 128 KiB. */
+static const int counts[] = { 0, 1, 37, 3001, 10007, 40000 };
 #define NCOUNTS (int)(sizeof counts / sizeof counts[0])
 #define POISON (-7)
 
