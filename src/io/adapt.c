@@ -63,10 +63,15 @@
  *    for a CPU other tasks hold is no reason to spin, which would only
  *    lengthen it. W, an average of the lags that rises fast and falls
  *    slowly (W += (lag - W) / 4 for a costlier sleep, / 8 for a cheaper
- *    one), sets the floor at 2 W - 50 us when that exceeds 50 us: twice
- *    the cost's excess over the 50 us a wake-up costs here normally, so
- *    usual sleeps (W ~ 35-60 us) keep the floor near 50 us, where a
- *    longer spin saves little and holds a CPU another process may need.
+ *    one), sets the floor at 2 W - 50 us (twice the cost's excess over
+ *    the 50 us a wake-up costs here normally) once W passes 250 us, five
+ *    usual wake-ups. Below, the floor stays at 50 us: sleeps of 35-60 us
+ *    are usual, and lags of a few hundred us also come from waits for
+ *    the engine's lock or a CPU, where a longer spin saves little and
+ *    holds a CPU another process may need (bench/mpi_reactivity, 2 CPUs:
+ *    with the floor at 2 W - 50 us from the first microsecond, the
+ *    pinging rank spun 50-350 us beside the echoing rank's compute
+ *    threads).
  *    Why: on a virtual machine whose host is busy, a halted virtual CPU
  *    can take milliseconds to run again after the interrupt; a ping-pong
  *    whose waits outlast the budget then sleeps on both sides, each reply
@@ -91,6 +96,7 @@
 #define SPIN_MIN_NS (50 * 1000LL)
 #define SPIN_START_NS (50 * 1000LL)
 #define WAKE_MAX_NS (5 * 1000 * 1000LL)
+#define WAKE_SLOW_NS (250 * 1000LL) /* 5 usual wake-ups: a slow one beyond */
 
 /* Shift observation `bit` into the 3-bit window *w; 1 if all three set. */
 static int window(uint8_t *w, int bit)
@@ -125,14 +131,15 @@ void wf_io_adapt_period(weft_io_t h, int found)
 }
 
 /* The spin budget's bounds: the floor is 2 W - SPIN_MIN_NS for a measured
- * wake-up cost W, at least SPIN_MIN_NS and at most WAKE_MAX_NS; the cap is WEFT_IO_SPIN_US,
+ * wake-up cost W above WAKE_SLOW_NS (else SPIN_MIN_NS), at most
+ * WAKE_MAX_NS; the cap is WEFT_IO_SPIN_US,
  * which the floor may exceed unless the variable was set (then the cap
  * bounds both). */
 static void spin_bounds(weft_io_t h, int64_t *min, int64_t *max)
 {
-    int64_t cap = wf_io_spin_ns();
-    int64_t floor = 2 * __atomic_load_n(&h->wake_ns, __ATOMIC_RELAXED) - SPIN_MIN_NS;
-    floor = floor < SPIN_MIN_NS ? SPIN_MIN_NS : floor > WAKE_MAX_NS ? WAKE_MAX_NS : floor;
+    int64_t cap = wf_io_spin_ns(), w = __atomic_load_n(&h->wake_ns, __ATOMIC_RELAXED);
+    int64_t floor = w > WAKE_SLOW_NS ? 2 * w - SPIN_MIN_NS : SPIN_MIN_NS;
+    floor = floor > WAKE_MAX_NS ? WAKE_MAX_NS : floor;
     if (floor > cap && wf_io_spin_explicit())
         floor = cap;
     *min = floor;

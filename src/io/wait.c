@@ -141,6 +141,10 @@ static int user_test(weft_io_t h, int how)
     return n;
 }
 
+/* Lags up to this are usual wake-ups (adapt.c): not worth a run-delay
+ * read (~0.6 us) on the way to the waiter. */
+#define WAKE_USUAL_NS (50 * 1000LL)
+
 /* What the running block() reported with weft_io_note_wake (this kernel
  * thread's; in_block says one runs). */
 static __thread struct {
@@ -168,9 +172,11 @@ static void learn_wake_cost(weft_io_t h, int64_t entered, int64_t queued)
     if (!wake_note.noted || wake_note.event_ns < entered || wf_sched_contended() ||
         wf_sched_cpu_shared(entered))
         return;
-    int64_t lag = wake_note.seen_ns - wake_note.event_ns, now = wf_run_delay_ns();
-    if (queued >= 0 && now >= queued)
-        lag -= now - queued;
+    int64_t lag = wake_note.seen_ns - wake_note.event_ns;
+    if (queued >= 0 && lag > WAKE_USUAL_NS) { /* else nothing to take off */
+        int64_t now = wf_run_delay_ns();
+        lag -= now >= queued ? now - queued : 0;
+    }
     wf_io_adapt_wake(h, lag > 0 ? lag : 0);
 }
 

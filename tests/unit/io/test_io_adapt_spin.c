@@ -5,8 +5,8 @@
  * floor (a spin shorter than a kernel wake-up saves nothing); waits a
  * little longer than it make it grow, three in a row at a time, up to the
  * cap and no further; waits too long for any spin shrink it back to the
- * floor. A measured sleep cost W (wf_io_adapt_wake) above it raises the
- * floor to 2 W - 50 us, past the default cap, up to 5 ms. No runtime needed: the rule is a pure
+ * floor. A measured sleep cost W (wf_io_adapt_wake) above 250 us raises
+ * the floor to 2 W - 50 us, past the default cap, up to 5 ms. No runtime needed: the rule is a pure
  * function of the waits. */
 #include "test_support.h"
 
@@ -78,7 +78,10 @@ static void a_measured_sleep_cost_holds_against_short_waits(void **state)
     (void)state;
     wf_io_adapt_wake(&h, 1000 * US); /* a costlier sleep: 1/4 of the way */
     assert_int_equal(h.wake_ns, 250 * US);
-    assert_int_equal(h.spin_ns, 2 * 250 * US - FLOOR_NS);
+    assert_int_equal(h.spin_ns, FLOOR_NS); /* not past 250 us yet */
+    wf_io_adapt_wake(&h, 1000 * US);
+    assert_int_equal(h.wake_ns, 250 * US + 750 * US / 4);
+    assert_int_equal(h.spin_ns, 2 * h.wake_ns - FLOOR_NS);
     for (int i = 0; i < 100; i++)
         wf_io_adapt_wake(&h, 1000 * US);
     assert_true(h.wake_ns > 990 * US);
@@ -93,7 +96,7 @@ static void a_usual_sleep_cost_keeps_the_floor(void **state)
 {
     (void)state;
     for (int i = 0; i < 100; i++)
-        wf_io_adapt_wake(&h, 40 * US); /* a kernel wake-up on an idle machine */
+        wf_io_adapt_wake(&h, 240 * US); /* slow, but not beyond 5 usual ones */
     assert_int_equal(h.spin_ns, FLOOR_NS);
 }
 
