@@ -146,9 +146,9 @@ int weft_io_idle_poll(void);
 /* From a block() callback: the event that ended this sleep happened at
  * event_ns and block() saw it at seen_ns (both CLOCK_MONOTONIC, ns; e.g.
  * the kernel's receive timestamp of the data, SO_TIMESTAMPNS). The lag is
- * what the sleep cost; where that exceeds a usual wake-up (50 us), the
- * adaptive strategy spins up to about twice that long before sleeping
- * again (a busy virtual machine's halted CPU may take
+ * what the sleep cost; where that averages more than the default spin
+ * cap (500 us), the adaptive strategy spins up to about twice that long
+ * before sleeping again (a busy virtual machine's halted CPU may take
  * milliseconds to wake). The first report per block() call counts;
  * reports outside block(), or for events older than the sleep, are
  * ignored. Context: block() callbacks. Blocks: no. */
@@ -165,9 +165,9 @@ typedef enum weft_io_strategy {
      * at once. The budget adapts to recent wait times, between 50 us
      * (about what a kernel wake-up costs) and WEFT_IO_SPIN_US (default
      * 500 us; 0: never spin). Where block() reports what its sleeps cost
-     * (weft_io_note_wake), the floor is twice that cost less 50 us, which may
-     * exceed the default cap (up to 5 ms) but not a set WEFT_IO_SPIN_US.
-     * While the CPUs are
+     * (weft_io_note_wake) and that averages over 500 us, the floor is
+     * twice that cost less 50 us, which may exceed the default cap (up to
+     * 5 ms) but not a set WEFT_IO_SPIN_US. While the CPUs are
      * oversubscribed (a spinning worker was found descheduled) nobody
      * spins: the blocker takes over at once. */
     WEFT_IO_ADAPTIVE = 0,

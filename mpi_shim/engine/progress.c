@@ -24,8 +24,8 @@
  *            writes the eventfd to pull it out. block() also tells the
  *            server what the sleep cost: the lag from the kernel's
  *            receive timestamp of the data that ended it to its reading
- *            (weft_io_note_wake: where sleeps cost more than a usual
- *            wake-up, the adaptive spin budget rises to about twice that).
+ *            (weft_io_note_wake: where sleeps cost more than the default
+ *            spin cap, the adaptive spin budget rises to about twice that).
  * Completions that happen outside block() (a loopback send from another
  * thread, a completion found by a poll) must wake a sleeping block():
  * wmpi_kick() bumps a generation counter and, if block() sleeps, writes the

@@ -61,28 +61,29 @@
  *    worker's CPU is neither shared nor contended, and leaves out the
  *    time the thread then queued for a CPU (util/run_delay.h): a queue
  *    for a CPU other tasks hold is no reason to spin, which would only
- *    lengthen it. W, an average of the lags that rises fast and falls
- *    slowly (W += (lag - W) / 4 for a costlier sleep, / 8 for a cheaper
- *    one), sets the floor at 2 W - 50 us (twice the cost's excess over
- *    the 50 us a wake-up costs here normally) once W passes 250 us, five
- *    usual wake-ups. Below, the floor stays at 50 us: sleeps of 35-60 us
- *    are usual, and lags of a few hundred us also come from waits for
- *    the engine's lock or a CPU, where a longer spin saves little and
- *    holds a CPU another process may need (bench/mpi_reactivity, 2 CPUs:
- *    with the floor at 2 W - 50 us from the first microsecond, the
- *    pinging rank spun 50-350 us beside the echoing rank's compute
- *    threads).
- *    Why: on a virtual machine whose host is busy, a halted virtual CPU
- *    can take milliseconds to run again after the interrupt; a ping-pong
- *    whose waits outlast the budget then sleeps on both sides, each reply
- *    is late by a wake-up, so the next wait outlasts the budget too, and
- *    the pair locks into ~2.4 ms per message (measured at 10% steal)
- *    where a spinning MPI takes ~20 us. No budget under the 500 us cap
- *    breaks that. About twice the cost, because a wait in that lock lasts
- *    one wake-up plus the round trip: a spin of exactly one wake-up ends
- *    just before the reply (bench/slow_wake, which emulates 2 ms
- *    wake-ups: 1 W still locked, 2 W - 50 us freed the ping-pong after a
- *    few messages). The classic competitive bound becomes up to 3x
+ *    lengthen it. W, the average of the lags (W += (lag - W) / 8), sets
+ *    the floor at 2 W - 50 us (twice the cost's excess over the 50 us a
+ *    wake-up costs here normally) once W passes 500 us, the default cap.
+ *    Below, the floor stays at 50 us and the rule above adapts S as
+ *    before: sleeps of 35-60 us are usual, lags of a few hundred us also
+ *    come from waits for the engine's lock or a CPU, and a single slow
+ *    wake-up of a few ms moves W by less than 500 us. A longer spin there
+ *    saves little and holds a CPU another process may need
+ *    (bench/mpi_reactivity, 2 CPUs: with the floor at 2 W - 50 us
+ *    throughout, the pinging rank spun 50-350 us beside the echoing
+ *    rank's compute threads).
+ *    Why a floor at all: on a virtual machine whose host is busy, a
+ *    halted virtual CPU can take milliseconds to run again after the
+ *    interrupt; a ping-pong whose waits outlast the budget then sleeps on
+ *    both sides, each reply is late by a wake-up, so the next wait
+ *    outlasts the budget too, and the pair locks into ~2.4 ms per message
+ *    (measured at 10% steal) where a spinning MPI takes ~20 us. No budget
+ *    under the 500 us cap breaks that. About twice the cost, because a
+ *    wait in that lock lasts one wake-up plus the round trip: a spin of
+ *    exactly one wake-up ends just before the reply. bench/slow_wake
+ *    emulates 2 ms wake-ups: the floor passes 500 us after about 3 of
+ *    them, and frees the ping-pong after some 15-20 messages (with 1 W,
+ *    it stayed locked). The classic competitive bound becomes up to 3x
  *    instead of 2x the best choice made knowing the wait. With
  *    WEFT_IO_SPIN_US unset the floor may exceed the 500 us cap, up to
  *    WAKE_MAX_NS; set, the variable is a hard cap. W decays as cheap
@@ -96,7 +97,7 @@
 #define SPIN_MIN_NS (50 * 1000LL)
 #define SPIN_START_NS (50 * 1000LL)
 #define WAKE_MAX_NS (5 * 1000 * 1000LL)
-#define WAKE_SLOW_NS (250 * 1000LL) /* 5 usual wake-ups: a slow one beyond */
+#define WAKE_SLOW_NS (500 * 1000LL) /* the default cap: slow sleeps beyond */
 
 /* Shift observation `bit` into the 3-bit window *w; 1 if all three set. */
 static int window(uint8_t *w, int bit)
@@ -168,7 +169,7 @@ void wf_io_adapt_spin(weft_io_t h, int64_t latency_ns)
 void wf_io_adapt_wake(weft_io_t h, int64_t lag_ns)
 {
     int64_t w = __atomic_load_n(&h->wake_ns, __ATOMIC_RELAXED), min, max;
-    w += (lag_ns - w) / (lag_ns > w ? 4 : 8);
+    w += (lag_ns - w) / 8;
     __atomic_store_n(&h->wake_ns, w, __ATOMIC_RELAXED);
     spin_bounds(h, &min, &max);
     int64_t s = __atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED);

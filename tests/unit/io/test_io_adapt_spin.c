@@ -5,8 +5,9 @@
  * floor (a spin shorter than a kernel wake-up saves nothing); waits a
  * little longer than it make it grow, three in a row at a time, up to the
  * cap and no further; waits too long for any spin shrink it back to the
- * floor. A measured sleep cost W (wf_io_adapt_wake) above 250 us raises
- * the floor to 2 W - 50 us, past the default cap, up to 5 ms. No runtime needed: the rule is a pure
+ * floor. A measured sleep cost W (wf_io_adapt_wake, an average with
+ * weight 1/8) above 500 us raises the floor to 2 W - 50 us, past the
+ * default cap, up to 5 ms. No runtime needed: the rule is a pure
  * function of the waits. */
 #include "test_support.h"
 
@@ -76,27 +77,25 @@ static void waits_past_the_cap_shrink_it_to_the_floor(void **state)
 static void a_measured_sleep_cost_holds_against_short_waits(void **state)
 {
     (void)state;
-    wf_io_adapt_wake(&h, 1000 * US); /* a costlier sleep: 1/4 of the way */
-    assert_int_equal(h.wake_ns, 250 * US);
-    assert_int_equal(h.spin_ns, FLOOR_NS); /* not past 250 us yet */
-    wf_io_adapt_wake(&h, 1000 * US);
-    assert_int_equal(h.wake_ns, 250 * US + 750 * US / 4);
-    assert_int_equal(h.spin_ns, 2 * h.wake_ns - FLOOR_NS);
+    wf_io_adapt_wake(&h, 1000 * US); /* 1/8 of the way */
+    assert_int_equal(h.wake_ns, 125 * US);
+    assert_int_equal(h.spin_ns, FLOOR_NS); /* not past 500 us yet */
     for (int i = 0; i < 100; i++)
         wf_io_adapt_wake(&h, 1000 * US);
     assert_true(h.wake_ns > 990 * US);
     assert_int_equal(h.spin_ns, 2 * h.wake_ns - FLOOR_NS);
     feed(4 * US, 1000);
     assert_int_equal(h.spin_ns, 2 * h.wake_ns - FLOOR_NS);
-    wf_io_adapt_wake(&h, 0); /* a cheaper one: 1/8 of the way */
-    assert_true(h.wake_ns < 880 * US && h.wake_ns > 860 * US);
+    int64_t w = h.wake_ns;
+    wf_io_adapt_wake(&h, 0); /* a cheaper one: 1/8 of the way down */
+    assert_int_equal(h.wake_ns, w - w / 8);
 }
 
 static void a_usual_sleep_cost_keeps_the_floor(void **state)
 {
     (void)state;
     for (int i = 0; i < 100; i++)
-        wf_io_adapt_wake(&h, 240 * US); /* slow, but not beyond 5 usual ones */
+        wf_io_adapt_wake(&h, 480 * US); /* slow, but within the default cap */
     assert_int_equal(h.spin_ns, FLOOR_NS);
 }
 
