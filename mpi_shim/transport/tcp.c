@@ -378,7 +378,6 @@ static int tcp_arrival(struct wmpi_transport *t, int64_t *arrival_ns, int64_t *s
 
     take_arrival_reset(t);
     had = t->arrived;
-
     *arrival_ns = t->arrival_ns;
     *seen_ns = t->seen_ns;
     t->arrived = 0;

@@ -133,9 +133,8 @@ void wf_io_adapt_period(weft_io_t h, int found)
 
 /* The spin budget's bounds: the floor is 2 W - SPIN_MIN_NS for a measured
  * wake-up cost W above WAKE_SLOW_NS (else SPIN_MIN_NS), at most
- * WAKE_MAX_NS; the cap is WEFT_IO_SPIN_US,
- * which the floor may exceed unless the variable was set (then the cap
- * bounds both). */
+ * WAKE_MAX_NS; the cap is WEFT_IO_SPIN_US, which the floor may exceed
+ * unless the variable was set (then the cap bounds both). */
 static void spin_bounds(weft_io_t h, int64_t *min, int64_t *max)
 {
     int64_t cap = wf_io_spin_ns(), w = __atomic_load_n(&h->wake_ns, __ATOMIC_RELAXED);

@@ -87,6 +87,7 @@ struct weft_io {
     uint8_t win_empty, win_busy, spin_long, spin_short;
     int64_t spin_ns;
     int64_t wake_ns;           /* measured cost of a sleep (wf_io_adapt_wake) */
+    int reports_wake;          /* atomic: block() has called weft_io_note_wake */
     uint64_t last_poll_tick;
     int64_t last_poll_ns;
     int64_t last_wait_ns;

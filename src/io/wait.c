@@ -146,16 +146,18 @@ static int user_test(weft_io_t h, int how)
 #define WAKE_USUAL_NS (50 * 1000LL)
 
 /* What the running block() reported with weft_io_note_wake (this kernel
- * thread's; in_block says one runs). */
+ * thread's; `h` is set while one runs). */
 static __thread struct {
-    int in_block, noted;
+    weft_io_t h;
+    int noted;
     int64_t event_ns, seen_ns;
 } wake_note;
 
 void weft_io_note_wake(int64_t event_ns, int64_t seen_ns)
 {
-    if (!wake_note.in_block || wake_note.noted || seen_ns < event_ns)
+    if (!wake_note.h || wake_note.noted || seen_ns < event_ns)
         return;
+    __atomic_store_n(&wake_note.h->reports_wake, 1, __ATOMIC_RELAXED);
     wake_note.noted = 1;
     wake_note.event_ns = event_ns;
     wake_note.seen_ns = seen_ns;
@@ -184,11 +186,13 @@ int wf_io_call_block(weft_io_t h)
 {
     weft_io_t prev = wf_io_set_current(h);
     wf_io_trace_stamp(&h->tr_enter);
-    int64_t entered = wf_io_now(), queued = wf_run_delay_ns();
-    wake_note.in_block = 1;
+    /* the run delay only for classes that report their sleeps' cost */
+    int64_t entered = wf_io_now(),
+            queued = __atomic_load_n(&h->reports_wake, __ATOMIC_RELAXED) ? wf_run_delay_ns() : -1;
+    wake_note.h = h;
     wake_note.noted = 0;
     int idx = h->p.block(h->p.ctx, WF_IO_BLOCK_SLICE_MS);
-    wake_note.in_block = 0;
+    wake_note.h = NULL;
     learn_wake_cost(h, entered, queued);
     wf_io_trace_stamp(&h->tr_ret);
     wf_io_set_current(prev);
@@ -275,17 +279,6 @@ static int wait_naive(weft_io_t h, wf_wait *w, int64_t deadline)
     }
 }
 
-/* Poll in place: a ULT whose worker has nothing else to run polls h
- * itself for a short while (detect.c says how long) before parking.
- * Parked, it would switch to the worker's idle loop, which polls the same
- * handle, and be switched back at the event: per message of an 8 B
- * ping-pong over loopback, ~0.5 us of the ~1.2 us from the detection to
- * the reply's sendmsg went to that round trip through the idle loop
- * (fire -> idle loop -> pick -> switch -> back in the wait). The loop
- * stops as soon as another thread is runnable or a request of another
- * handle waits, so it delays nobody: it is what the idle loop would do,
- * minus the switches. Timers are the timer service's own thread's to
- * fire meanwhile, as while any thread runs (the worker is not idle). */
 /* 1 if every waiting request of every handle is h's: the idle loop would
  * poll no other handle either. */
 static int only_waiters_of(weft_io_t h)
@@ -304,6 +297,17 @@ static int test_in_place(weft_io_t h)
     return n;
 }
 
+/* Poll in place: a ULT whose worker has nothing else to run polls h
+ * itself for a short while (detect.c says how long) before parking.
+ * Parked, it would switch to the worker's idle loop, which polls the same
+ * handle, and be switched back at the event: per message of an 8 B
+ * ping-pong over loopback, ~0.5 us of the ~1.2 us from the detection to
+ * the reply's sendmsg went to that round trip through the idle loop
+ * (fire -> idle loop -> pick -> switch -> back in the wait). The loop
+ * stops as soon as another thread is runnable or a request of another
+ * handle waits, so it delays nobody: it is what the idle loop would do,
+ * minus the switches. Timers are the timer service's own thread's to
+ * fire meanwhile, as while any thread runs (the worker is not idle). */
 static void poll_in_place(weft_io_t h, wf_wait *w, int64_t start, int64_t deadline)
 {
     int64_t until = wf_io_in_place_until(h, start);
