@@ -185,7 +185,7 @@ static void free_queue(wmpi_mq *mq)
 
     while ((u = mq->unexp.head) != NULL) {
         wmpi_list_unlink(&mq->unexp, u);
-        free(u);
+        wmpi_unexp_free(u);
     }
     for (r = mq->posted.head; r; r = next) {
         next = r->next;
@@ -225,6 +225,7 @@ int wmpi_finalize(void)
     wmpi_eng.peers = NULL;
     wmpi_scratch_drain();
     wmpi_request_spares_drain();
+    wmpi_unexp_spares_drain();
     wmpi_state.finalized = 1;
     if (started_weft && weft_fini() == 0)
         started_weft = 0;

@@ -61,8 +61,17 @@ struct wmpi_unexp {
     int64_t bytes;      /* message size */
     uint64_t sreq;      /* RTS: sender's request id */
     wmpi_request *self; /* loopback: the send request (NULL: data copied) */
+    size_t room;        /* bytes data[] can hold (unexp.c) */
     unsigned char data[]; /* EAGER / copied loopback payload */
 };
+
+/* A record with room for `data` payload bytes, its other fields zero;
+ * NULL when memory runs out. Any context; never blocks. */
+wmpi_unexp *wmpi_unexp_new(size_t data);
+/* Free u (NULL-safe), keeping it as a spare if it is of the spare size. */
+void wmpi_unexp_free(wmpi_unexp *u);
+/* Free the spares (MPI_Finalize). */
+void wmpi_unexp_spares_drain(void);
 
 typedef struct wmpi_list {
     void *head, *tail;

@@ -118,7 +118,7 @@ int wmpi_imrecv(void *buf, int count, wmpi_datatype *dt, wmpi_message *msg,
     wmpi_lock_engine();
     wmpi_recv_matched_locked(r, u);
     wmpi_unlock_engine();
-    free(u);
+    wmpi_unexp_free(u);
     free(msg);
     *out = r;
     return 0;

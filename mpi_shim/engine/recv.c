@@ -103,7 +103,7 @@ void wmpi_recv_start_locked(wmpi_request *r)
     u = wmpi_mq_find_unexp_locked(mq, r->peer, r->tag, 1);
     if (u) {
         wmpi_recv_matched_locked(r, u);
-        free(u);
+        wmpi_unexp_free(u);
         return;
     }
     err = wmpi_peer_err_locked(r->comm, r->peer);
@@ -137,7 +137,7 @@ static void into_request(wmpi_request *r, const wmpi_hdr *h, wmpi_rx *rx)
 
 static wmpi_unexp *new_unexp(int peer, const wmpi_hdr *h, size_t data)
 {
-    wmpi_unexp *u = calloc(1, sizeof *u + data);
+    wmpi_unexp *u = wmpi_unexp_new(data);
 
     if (!u)
         wmpi_fatal("out of memory for a message of %zu bytes from rank %d",
@@ -181,7 +181,7 @@ static void on_rts(int peer, const wmpi_hdr *h, wmpi_mq *mq)
         return;
     }
     wmpi_recv_matched_locked(r, u);
-    free(u);
+    wmpi_unexp_free(u);
 }
 
 static void on_data(int peer, const wmpi_hdr *h, wmpi_rx *rx)
@@ -226,7 +226,7 @@ static void arrive(wmpi_unexp *u, uint32_t ctx)
         return;
     }
     wmpi_recv_matched_locked(r, u);
-    free(u);
+    wmpi_unexp_free(u);
 }
 
 static void up_payload(int peer, const wmpi_hdr *h, wmpi_rx *rx, int err)
@@ -236,7 +236,7 @@ static void up_payload(int peer, const wmpi_hdr *h, wmpi_rx *rx, int err)
     (void)peer;
     if (rx->kind == RX_UNEXP) {
         if (err)
-            free(rx->cookie);
+            wmpi_unexp_free(rx->cookie);
         else
             arrive(rx->cookie, h->ctx);
     } else if (rx->kind == RX_REQ) {

@@ -125,7 +125,7 @@ static void send_self(wmpi_request *s)
         wmpi_self_deliver_locked(s, r);
         return;
     }
-    u = calloc(1, sizeof *u + (copy_now(s) ? (size_t)s->bytes : 0));
+    u = wmpi_unexp_new(copy_now(s) ? (size_t)s->bytes : 0);
     if (!u) {
         wmpi_request_complete_locked(s, WEFT_ENOMEM);
         return;
