@@ -10,7 +10,7 @@
 #include "mpi_test_util.h"
 
 static const int sizes[] = {
-    0, 1, 4095, 4096, 4097, 32768, 65535, 65536, 65537, 200000,
+    0, 1, 4095, 4096, 4097, 32768, 36000, 65535, 65536, 65537, 200000,
 };
 #define NSIZES ((int)(sizeof sizes / sizeof *sizes))
 #define ROUNDS 4
