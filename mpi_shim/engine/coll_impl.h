@@ -49,6 +49,12 @@ int wmpi_coll_allreduce_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 /* Allreduce through rank 0 (coll_allreduce_fan.c): short vectors, small
  * communicators (wmpi_coll_allreduce_run decides). */
 int wmpi_coll_allreduce_fan(const wmpi_coll_call *k, const wmpi_coll_args *a);
+/* Allreduce combining on each shared CPU first (coll_allreduce_cpus.c):
+ * same sizes. Returns as the others, or WMPI_COLL_DECLINED, having sent
+ * nothing, when the ranks' placement does not suit it (every rank of the
+ * communicator then declines alike). */
+#define WMPI_COLL_DECLINED 1
+int wmpi_coll_allreduce_cpus(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_gather_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_gatherv_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_scatter_run(const wmpi_coll_call *k, const wmpi_coll_args *a);

@@ -98,6 +98,9 @@ static int start_engine(void)
     if (!wmpi_eng.peers)
         return WEFT_ENOMEM;
     wmpi_comms_init(wmpi_eng.rank, wmpi_eng.size);
+    err = wmpi_placement_init(&wmpi_eng.boot);
+    if (err < 0)
+        return err;
     wmpi_eng.tops = &wmpi_tcp_ops;
     err = wmpi_eng.tops->create(&wmpi_eng.tp, &wmpi_eng.boot, &wmpi_upcalls_engine);
     if (err < 0)
@@ -226,6 +229,7 @@ int wmpi_finalize(void)
     wmpi_scratch_drain();
     wmpi_request_spares_drain();
     wmpi_unexp_spares_drain();
+    wmpi_placement_fini();
     wmpi_state.finalized = 1;
     if (started_weft && weft_fini() == 0)
         started_weft = 0;

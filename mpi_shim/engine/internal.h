@@ -154,6 +154,15 @@ void wmpi_progress_locked(size_t budget);
 int wmpi_io_start(void);
 void wmpi_io_stop(void);
 
+/* MPI_Init, after the boot: learn which ranks share a single CPU
+ * (placement.c). Returns 0 or as wmpi_boot_allgather. Blocks: yes. */
+int wmpi_placement_init(wmpi_boot *b);
+/* The CPU slot of a world rank: equal for ranks bound to the same single
+ * CPU of one host, -1 for a rank not bound to a single CPU. Never blocks. */
+int wmpi_placement_slot(int world_rank);
+/* Forget the table (MPI_Finalize, or a failed init). */
+void wmpi_placement_fini(void);
+
 /* Before Weft starts (MPI_Init): bind this process to its local rank's
  * share of the CPUs (bind.c; WEFT_MPI_BIND). Returns 1 if this host's
  * ranks outnumber the CPUs (they then share them), else 0. Never blocks. */

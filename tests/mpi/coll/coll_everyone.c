@@ -322,11 +322,37 @@ static void run_all(MPI_Comm comm)
     }
 }
 
+/* Allreduce on world's ranks reordered: reversed, and evens then odds.
+ * Where ranks share CPUs, Weft's short allreduce combines per CPU when a
+ * CPU's ranks are consecutive in the communicator (reversed: they are)
+ * and falls back otherwise (interleaved: they are not); rank order and
+ * results must hold either way. */
+static void run_reordered(void)
+{
+    int wme, wnp;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &wme);
+    MPI_Comm_size(MPI_COMM_WORLD, &wnp);
+    for (int order = 0; order < 2; order++) {
+        int key = order == 0 ? wnp - wme : (wme % 2) * wnp + wme;
+        MPI_Comm c;
+        MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, key, &c));
+        MPI_Comm_rank(c, &me);
+        MPI_Comm_size(c, &np);
+        for (int k = 1; k < 4; k++) {
+            test_allreduce(c, counts[k], 100 + k, k % 2);
+            test_allreduce_mat(c, counts[k], 100 + k, !(k % 2));
+        }
+        MPI_OK(MPI_Comm_free(&c));
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_OK(MPI_Init(&argc, &argv));
     mat_setup();
     run_all(MPI_COMM_WORLD);
+    run_reordered();
     run_all(MPI_COMM_SELF);
     mat_teardown();
     MPI_OK(MPI_Finalize());
