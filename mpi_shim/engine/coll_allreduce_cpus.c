@@ -18,10 +18,8 @@
  * Leaders going through rank 0 instead of trading all with all measured
  * the same as the fan: the crossings count, not the messages.
  *
- * When. Every rank of the communicator bound to a single CPU
- * (placement.c), the ranks of each CPU consecutive in rank order, at least
- * two CPUs, and at least one CPU with two ranks. Every rank decides from
- * the same table, so all agree; otherwise the caller takes the fan.
+ * When: wmpi_coll_cpu_groups (coll_cpus.c) finds the groups; otherwise
+ * the caller takes the fan.
  *
  * Order: groups are consecutive ranks; a leader folds its group left to
  * right, and every leader folds the partial results in group order, so
@@ -31,48 +29,6 @@
  * Locking: none of its own (messages through coll_util.c).
  */
 #include "engine/coll_impl.h"
-
-#define MAX_GROUPS 64
-
-/* This communicator's groups: first[g] is the first rank of group g
- * (first[ngroups] = size); mine is the caller's group. */
-typedef struct groups {
-    int n, mine;
-    int first[MAX_GROUPS + 1];
-} groups;
-
-static int slot_of_rank(const wmpi_comm *c, int r)
-{
-    return wmpi_placement_slot(c->world ? c->world[r] : r);
-}
-
-/* Split k's ranks into runs of equal CPU slot; 0 if the schedule fits. */
-static int find_groups(const wmpi_coll_call *k, groups *g)
-{
-    int prev = -2;
-
-    g->n = 0;
-    for (int r = 0; r < k->size; r++) {
-        int s = slot_of_rank(k->c, r);
-        if (s < 0)
-            return -1;
-        if (s == prev)
-            continue;
-        for (int h = 0; h < g->n; h++) /* a CPU seen before: not a run */
-            if (slot_of_rank(k->c, g->first[h]) == s)
-                return -1;
-        if (g->n == MAX_GROUPS)
-            return -1;
-        g->first[g->n++] = r;
-        prev = s;
-    }
-    g->first[g->n] = k->size;
-    g->mine = 0;
-    for (int h = 1; h < g->n; h++)
-        if (g->first[h] <= k->rank)
-            g->mine = h;
-    return g->n >= 2 && g->n < k->size ? 0 : -1;
-}
 
 /* Fold the n vectors at v[0..n) left to right; the result is left in
  * v[n - 1] (*out points there). */
@@ -89,7 +45,7 @@ static int fold_in_order(const wmpi_coll_args *a, char *v, int64_t n, char **out
 
 /* A leader: its group's vectors into v[0..size), mine first. */
 static int gather_group(const wmpi_coll_call *k, const wmpi_coll_args *a,
-                        const groups *g, const void *mine, char *v)
+                        const wmpi_coll_groups *g, const void *mine, char *v)
 {
     int lo = g->first[g->mine], hi = g->first[g->mine + 1];
     wmpi_coll_reqs q;
@@ -106,7 +62,7 @@ static int gather_group(const wmpi_coll_call *k, const wmpi_coll_args *a,
 
 /* Leaders: trade partial results; p[h] gets group h's. */
 static int trade_partials(const wmpi_coll_call *k, const wmpi_coll_args *a,
-                          const groups *g, char *p)
+                          const wmpi_coll_groups *g, char *p)
 {
     char *own = wmpi_coll_at(p, g->mine * a->count, a->dt);
     wmpi_coll_reqs q;
@@ -124,7 +80,7 @@ static int trade_partials(const wmpi_coll_call *k, const wmpi_coll_args *a,
     return wmpi_coll_reqs_wait(&q);
 }
 
-static int lead(const wmpi_coll_call *k, const wmpi_coll_args *a, const groups *g,
+static int lead(const wmpi_coll_call *k, const wmpi_coll_args *a, const wmpi_coll_groups *g,
                 const void *mine)
 {
     int lo = g->first[g->mine], hi = g->first[g->mine + 1];
@@ -163,9 +119,9 @@ int wmpi_coll_allreduce_cpus(const wmpi_coll_call *k, const wmpi_coll_args *a)
     const void *mine = a->sbuf == WMPI_IN_PLACE ? a->rbuf : a->sbuf;
     int leader;
     wmpi_coll_reqs q;
-    groups g;
+    wmpi_coll_groups g;
 
-    if (find_groups(k, &g) != 0)
+    if (wmpi_coll_cpu_groups(k, &g) != 0)
         return WMPI_COLL_DECLINED;
     leader = g.first[g.mine];
     if (k->rank == leader)

@@ -49,6 +49,19 @@ int wmpi_coll_allreduce_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 /* Allreduce through rank 0 (coll_allreduce_fan.c): short vectors, small
  * communicators (wmpi_coll_allreduce_run decides). */
 int wmpi_coll_allreduce_fan(const wmpi_coll_call *k, const wmpi_coll_args *a);
+/* A communicator's ranks grouped by shared CPU (coll_cpus.c): group h is
+ * ranks [first[h], first[h + 1]), led by first[h]; mine is the caller's. */
+#define WMPI_COLL_MAX_GROUPS 64
+typedef struct wmpi_coll_groups {
+    int n, mine;
+    int first[WMPI_COLL_MAX_GROUPS + 1];
+} wmpi_coll_groups;
+/* Fill g; 0 if the grouping serves (every rank on one CPU, each CPU's
+ * ranks consecutive, two groups or more, one of them with two ranks or
+ * more), else -1. Every rank of the communicator gets the same answer.
+ * Never blocks. */
+int wmpi_coll_cpu_groups(const wmpi_coll_call *k, wmpi_coll_groups *g);
+
 /* Allreduce combining on each shared CPU first (coll_allreduce_cpus.c):
  * same sizes. Returns as the others, or WMPI_COLL_DECLINED, having sent
  * nothing, when the ranks' placement does not suit it (every rank of the
