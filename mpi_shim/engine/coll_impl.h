@@ -56,14 +56,14 @@ typedef struct wmpi_coll_groups {
     int n, mine;
     int first[WMPI_COLL_MAX_GROUPS + 1];
 } wmpi_coll_groups;
-/* Fill g; 0 if the grouping serves (every rank on one CPU, each CPU's
- * ranks consecutive, two groups or more, one of them with two ranks or
- * more), else -1. Every rank of the communicator gets the same answer.
- * Never blocks. */
+/* Fill g; 0 if the grouping serves (every rank bound to a single CPU,
+ * each CPU's ranks consecutive, two groups or more, one of them with two
+ * ranks or more), else -1. Every rank of the communicator gets the same
+ * answer. Never blocks. */
 int wmpi_coll_cpu_groups(const wmpi_coll_call *k, wmpi_coll_groups *g);
 
 /* Allreduce combining on each shared CPU first (coll_allreduce_cpus.c):
- * same sizes. Returns as the others, or WMPI_COLL_DECLINED, having sent
+ * the vectors and communicators the fan takes. Returns as the others, or WMPI_COLL_DECLINED, having sent
  * nothing, when the ranks' placement does not suit it (every rank of the
  * communicator then declines alike). */
 #define WMPI_COLL_DECLINED 1

@@ -68,7 +68,7 @@ struct wmpi_unexp {
 /* A record with room for `data` payload bytes, its other fields zero;
  * NULL when memory runs out. Any context; never blocks. */
 wmpi_unexp *wmpi_unexp_new(size_t data);
-/* Free u (NULL-safe), keeping it as a spare if it is of the spare size. */
+/* Free u (NULL-safe), or keep it as a spare if its room is a spare size. */
 void wmpi_unexp_free(wmpi_unexp *u);
 /* Free the spares (MPI_Finalize). */
 void wmpi_unexp_spares_drain(void);

@@ -4,7 +4,7 @@
  * CPU and neighbouring ranks share it. A message between two ranks on one
  * CPU costs a yield (the receiver runs as soon as the sender waits); one
  * between CPUs costs a wake-up on another CPU. Collectives that know this
- * keep most rounds on one CPU (coll_allreduce_cpus.c). At MPI_Init every
+ * keep most rounds on one CPU (coll_cpus.c). At MPI_Init every
  * rank publishes (host, CPU) through the launcher (wmpi_boot_allgather):
  * the host is the kernel's boot id (ranks in different network namespaces
  * of one machine still share its CPUs), the CPU is the one CPU the process
@@ -27,21 +27,23 @@
 
 #include "engine/internal.h"
 
+#define HOST_LEN 40 /* a boot id's text (36 characters), its newline, NUL */
+
 typedef struct place_card {
-    char host[40]; /* the boot id's text */
+    char host[HOST_LEN]; /* the boot id's text */
     int32_t cpu; /* -1: not bound to one CPU */
 } place_card;
 
 static int *slot_of; /* [world size], or NULL (singleton, or no memory) */
 
-static void host_of(char host[40])
+static void host_of(char host[HOST_LEN])
 {
     FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
 
-    memset(host, 0, 40);
+    memset(host, 0, HOST_LEN);
     if (f) {
-        if (!fgets(host, 40, f))
-            memset(host, 0, 40);
+        if (!fgets(host, HOST_LEN, f))
+            memset(host, 0, HOST_LEN);
         fclose(f);
     }
 }
