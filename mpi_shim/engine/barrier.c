@@ -1,7 +1,7 @@
 /* MPI_Barrier (and MPI_Ibarrier's schedule): a dissemination barrier over
  * point-to-point messages on the communicator's collective context, a
- * gather and release through rank 0 on small communicators, or one by
- * shared CPU where ranks share CPUs.
+ * gather and release through rank 0 on small communicators, or the same
+ * by shared CPU where ranks share CPUs.
  *
  * Design (Hensgen, Finkel and Manber's dissemination algorithm): in round
  * k = 0, 1, ... while 2^k < size, rank r sends an empty message to
@@ -15,16 +15,16 @@
  * satisfies the wrong receive.
  *
  * Below LINEAR_MAX ranks: every rank tells rank 0, which then releases
- * every rank (Open MPI's choice too below 8 ranks). Two rounds, and fewer
- * messages than dissemination there (2(n-1): 6 against 8 on 4 ranks, 12
- * against 21 on 7); above all, the ranks leave together, released by one
- * rank's sends, where dissemination's last round lets them go one by one
- * as each gets its CPU. Measured when ranks share CPUs (4 ranks on 2,
- * bench/osu_like's method: each collective timed between two barriers,
- * the mean over the ranks), a call after the barrier counted that
- * stagger: 8 B bcast 43 us after dissemination, 20 us after fan-in and
- * fan-out (Open MPI 31-53 us, a busy host); the barrier itself took
- * about as long either way.
+ * every rank (the one-group case of the form below; Open MPI's choice too
+ * below 8 ranks). Two rounds, and fewer messages than dissemination there
+ * (2(n-1): 6 against 8 on 4 ranks, 12 against 21 on 7); above all, the
+ * ranks leave together, released by one rank's sends, where
+ * dissemination's last round lets them go one by one as each gets its CPU.
+ * Measured when ranks share CPUs (4 ranks on 2, bench/osu_like's method:
+ * each collective timed between two barriers, the mean over the ranks), a
+ * call after the barrier counted that stagger: 8 B bcast 43 us after
+ * dissemination, 20 us after fan-in and fan-out (Open MPI 31-53 us, a busy
+ * host); the barrier itself took about as long either way.
  *
  * By shared CPU, whenever the ranks' placement allows (coll_cpus.c: each
  * CPU's ranks consecutive): each CPU's ranks tell the first of them, the
@@ -49,28 +49,6 @@
 
 #define LINEAR_MAX 8 /* ranks: fan-in and fan-out below, dissemination from */
 
-/* Rank 0 hears from every rank (step 0), then releases each (step 1). */
-static int fan_in_out(const wmpi_coll_call *k)
-{
-    wmpi_coll_reqs q;
-    int err;
-
-    if (k->rank != 0) {
-        err = wmpi_coll_send(k, 0, NULL, 0, &wmpi_dt_byte, 0);
-        return err ? err : wmpi_coll_recv(k, 1, NULL, 0, &wmpi_dt_byte, 0);
-    }
-    if (wmpi_coll_reqs_init(&q, k->size) != 0)
-        return WEFT_ENOMEM;
-    for (int r = 1; r < k->size; r++)
-        wmpi_coll_irecv(&q, k, 0, NULL, 0, &wmpi_dt_byte, r);
-    err = wmpi_coll_reqs_wait(&q);
-    if (err || wmpi_coll_reqs_init(&q, k->size) != 0)
-        return err ? err : WEFT_ENOMEM;
-    for (int r = 1; r < k->size; r++)
-        wmpi_coll_isend(&q, k, 1, NULL, 0, &wmpi_dt_byte, r);
-    return wmpi_coll_reqs_wait(&q);
-}
-
 /* Leaders of the CPU groups: hear from every other leader (step 1). */
 static int trade_leaders(const wmpi_coll_call *k, const wmpi_coll_groups *g)
 {
@@ -85,9 +63,10 @@ static int trade_leaders(const wmpi_coll_call *k, const wmpi_coll_groups *g)
     return wmpi_coll_reqs_wait(&q);
 }
 
-/* By shared CPU (coll_cpus.c): each CPU's ranks tell their leader (step
- * 0), the leaders trade, each releases its ranks (step 2). */
-static int by_cpu(const wmpi_coll_call *k, const wmpi_coll_groups *g)
+/* In groups (coll_cpus.c): each group's ranks tell their leader (step 0),
+ * the leaders trade, each releases its ranks (step 2). One group is the
+ * fan-in and fan-out through rank 0. */
+static int in_groups(const wmpi_coll_call *k, const wmpi_coll_groups *g)
 {
     int lo = g->first[g->mine], hi = g->first[g->mine + 1], err;
     wmpi_coll_reqs q;
@@ -117,9 +96,11 @@ int wmpi_coll_barrier_run(const wmpi_coll_call *k, const wmpi_coll_args *a)
 
     (void)a;
     if (size > 1 && wmpi_coll_cpu_groups(k, &g) == 0)
-        return by_cpu(k, &g);
-    if (size > 1 && size < LINEAR_MAX)
-        return fan_in_out(k);
+        return in_groups(k, &g);
+    if (size > 1 && size < LINEAR_MAX) {
+        wmpi_coll_one_group(k, &g);
+        return in_groups(k, &g);
+    }
     for (int dist = 1, round = 0; dist < size && !err; dist <<= 1, round++)
         err = wmpi_coll_sendrecv(k, round, NULL, 0, &wmpi_dt_byte,
                                  (rank + dist) % size, NULL, 0, &wmpi_dt_byte,

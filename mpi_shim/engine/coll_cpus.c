@@ -1,5 +1,6 @@
 /* A communicator's ranks grouped by the CPU they share, for the schedules
- * that keep most rounds on one CPU (coll_allreduce_cpus.c, barrier.c).
+ * that keep most rounds on one CPU (coll_allreduce_groups.c, barrier.c),
+ * or as one group, which those schedules run as a fan through rank 0.
  *
  * Design. placement.c numbers each world rank's (host, single CPU); a
  * group is a run of consecutive communicator ranks with the same number,
@@ -48,4 +49,12 @@ int wmpi_coll_cpu_groups(const wmpi_coll_call *k, wmpi_coll_groups *g)
     }
     g->first[g->n] = k->size;
     return g->n >= 2 && g->n < k->size ? 0 : -1;
+}
+
+void wmpi_coll_one_group(const wmpi_coll_call *k, wmpi_coll_groups *g)
+{
+    g->n = 1;
+    g->mine = 0;
+    g->first[0] = 0;
+    g->first[1] = k->size;
 }

@@ -46,9 +46,6 @@ int wmpi_coll_barrier_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_bcast_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_reduce_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_allreduce_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
-/* Allreduce through rank 0 (coll_allreduce_fan.c): short vectors, small
- * communicators (wmpi_coll_allreduce_run decides). */
-int wmpi_coll_allreduce_fan(const wmpi_coll_call *k, const wmpi_coll_args *a);
 /* A communicator's ranks grouped by shared CPU (coll_cpus.c): group h is
  * ranks [first[h], first[h + 1]), led by first[h]; mine is the caller's. */
 #define WMPI_COLL_MAX_GROUPS 64
@@ -62,12 +59,13 @@ typedef struct wmpi_coll_groups {
  * answer. Never blocks. */
 int wmpi_coll_cpu_groups(const wmpi_coll_call *k, wmpi_coll_groups *g);
 
-/* Allreduce combining on each shared CPU first (coll_allreduce_cpus.c):
- * the vectors and communicators the fan takes. Returns as the others, or WMPI_COLL_DECLINED, having sent
- * nothing, when the ranks' placement does not suit it (every rank of the
- * communicator then declines alike). */
-#define WMPI_COLL_DECLINED 1
-int wmpi_coll_allreduce_cpus(const wmpi_coll_call *k, const wmpi_coll_args *a);
+/* All of k's ranks as one group led by rank 0 (coll_cpus.c). */
+void wmpi_coll_one_group(const wmpi_coll_call *k, wmpi_coll_groups *g);
+
+/* Allreduce of short vectors on small communicators in groups
+ * (coll_allreduce_groups.c): by shared CPU where ranks share CPUs, else
+ * through rank 0 (wmpi_coll_allreduce_run decides the sizes). */
+int wmpi_coll_allreduce_grouped(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_gather_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_gatherv_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_scatter_run(const wmpi_coll_call *k, const wmpi_coll_args *a);

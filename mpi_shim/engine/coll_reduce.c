@@ -9,9 +9,9 @@
  *    holds a contiguous, ordered range. Commutative ops root the tree at
  *    the root (v = rank - root); non-commutative ones at rank 0 (v = rank,
  *    ranges in rank order), which then sends the result to the root.
- *  - Allreduce, short, on at most 8 ranks: on each shared CPU first, then
- *    across CPUs (coll_allreduce_cpus.c) when ranks share CPUs, else
- *    through rank 0 (coll_allreduce_fan.c).
+ *  - Allreduce, short, on at most 8 ranks: in groups
+ *    (coll_allreduce_groups.c): on each shared CPU first, then across
+ *    CPUs, when ranks share CPUs, else through rank 0.
  *  - Allreduce, short or non-commutative otherwise: recursive doubling. With
  *    p = 2^floor(log2 n) and rem = n - p, the first 2 rem ranks pair up
  *    (even into odd: the odd rank then stands for both, which keeps
@@ -46,7 +46,7 @@
  * 3.33 ms on 4 ranks, 2.6 against 7.0 ms on 8): its leaves are done after
  * one send, where the halving keeps every rank in every round. */
 #define ALLREDUCE_LONG ((int64_t)128 * 1024)
-/* Up to these, allreduce goes by CPU or through rank 0 (coll_allreduce_*.c). */
+/* Up to these, allreduce goes in groups (coll_allreduce_groups.c). */
 #define ALLREDUCE_FAN_BYTES ((int64_t)16 * 1024)
 #define ALLREDUCE_FAN_RANKS 8
 #define REDUCE_LONG ((int64_t)4 * 1024 * 1024)
@@ -212,10 +212,8 @@ int wmpi_coll_allreduce_run(const wmpi_coll_call *k, const wmpi_coll_args *a)
     if (a->count == 0)
         return 0;
     if (k->size > 1 && k->size <= ALLREDUCE_FAN_RANKS &&
-        wmpi_datatype_bytes(a->dt, a->count) <= wmpi_coll_limit(ALLREDUCE_FAN_BYTES)) {
-        err = wmpi_coll_allreduce_cpus(k, a);
-        return err == WMPI_COLL_DECLINED ? wmpi_coll_allreduce_fan(k, a) : err;
-    }
+        wmpi_datatype_bytes(a->dt, a->count) <= wmpi_coll_limit(ALLREDUCE_FAN_BYTES))
+        return wmpi_coll_allreduce_grouped(k, a);
     wmpi_coll_pairs_init(&sv, k->size, 0, 1);
     err = fold(k, a, &s, &acc, &sv);
     me = wmpi_coll_pairs_index(&sv, k->rank);

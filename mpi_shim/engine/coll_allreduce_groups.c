@@ -1,30 +1,46 @@
-/* MPI_Allreduce of short vectors when ranks share CPUs: combine on each
- * CPU first, then once across CPUs.
+/* MPI_Allreduce of short vectors on small communicators, in groups: the
+ * ranks of each group send their vectors to its first rank (the leader),
+ * which folds them; the leaders trade partial results all with all, each
+ * folds them and sends the result to its group. Two groupings:
+ *  - by shared CPU, where ranks share CPUs (coll_cpus.c);
+ *  - otherwise one group, led by rank 0: the fan through rank 0.
  *
- * Why. Where ranks outnumber the CPUs (bind.c: neighbouring ranks share
- * one), a message to a rank on the same CPU costs a yield, and one to
- * another CPU a wake-up there. The fan (coll_allreduce_fan.c) crosses CPUs
- * twice in a row: in to rank 0, and back out. Here the ranks of each CPU
- * send to the first of them (the group's leader), the leaders trade their
- * partial results all with all (one crossing), each leader folds them and
- * sends the result to its group. Measured on 2 CPUs, 8-byte sums:
+ * Why the fan. Where ranks share CPUs (bench/osu_like runs 4 and 8 ranks
+ * on 2), a short allreduce costs what its rounds cost in scheduling, not
+ * bytes. Recursive doubling runs log2 n rounds in which every rank must
+ * get its CPU in turn, n log2 n messages in all; the fan runs two,
+ * 2 (n - 1) messages, and the ranks leave together, released by one
+ * rank's sends. Measured with both forms back to back (a loop of calls,
+ * 2 CPUs):
+ *   8 ranks, 1 KiB:  fan 108-109 us, doubling 168-182 us;
+ *   8 ranks, 16 KiB: fan 165-179 us, doubling 232-243 us;
+ *   4 ranks, 1 KiB:  fan 47-49 us, doubling 47-54 us.
+ * Open MPI 4.1's tuned choice on such communicators is recursive doubling
+ * (51-64 us on 4 ranks, 177-199 us on 8, same loop).
+ *
+ * Why by CPU. A message to a rank on the same CPU costs a yield, one to
+ * another CPU a wake-up there. The fan crosses CPUs twice in a row (in to
+ * rank 0, back out); grouped by CPU, only the leaders' trade crosses.
+ * Measured on 2 CPUs, 8-byte sums:
  *  - a user-level prototype in one program beside MPI_Allreduce's fan,
  *    loops of calls, six launches: 4 ranks 30-41 us against 41-48;
  *    8 ranks 56-100 against 75-131;
- *  - this code against the fan (same build, alternating launches):
+ *  - in the engine against the fan (same build, alternating launches):
  *    bench/osu_like, 4 ranks, per call: 41-50 us (median 48.5) against
  *    41-58 (54.5), Open MPI 48-53 in the same hour; loops of calls,
  *    8 ranks: 88-120 against 120-147 us (4 ranks: within the noise).
  * Leaders going through rank 0 instead of trading all with all measured
  * the same as the fan: the crossings count, not the messages.
  *
- * When: wmpi_coll_cpu_groups (coll_cpus.c) finds the groups; otherwise
- * the caller takes the fan.
- *
  * Order: groups are consecutive ranks; a leader folds its group left to
  * right, and every leader folds the partial results in group order, so
  * every rank gets x0 op x1 op ... op x(n-1), bit for bit the same, and a
- * non-commutative op is applied in rank order as MPI requires.
+ * non-commutative op is applied in rank order as MPI requires. The
+ * leaders' extra copies (their own vector into the scratch, the result
+ * out) cost less than a round at these sizes.
+ *
+ * Rejected above 8 ranks (coll_reduce.c): the leader's messages grow
+ * linearly where doubling's rounds grow as log2 n.
  *
  * Locking: none of its own (messages through coll_util.c).
  */
@@ -114,7 +130,7 @@ static int lead(const wmpi_coll_call *k, const wmpi_coll_args *a, const wmpi_col
     return wmpi_coll_reqs_wait(&q);
 }
 
-int wmpi_coll_allreduce_cpus(const wmpi_coll_call *k, const wmpi_coll_args *a)
+int wmpi_coll_allreduce_grouped(const wmpi_coll_call *k, const wmpi_coll_args *a)
 {
     const void *mine = a->sbuf == WMPI_IN_PLACE ? a->rbuf : a->sbuf;
     int leader;
@@ -122,7 +138,7 @@ int wmpi_coll_allreduce_cpus(const wmpi_coll_call *k, const wmpi_coll_args *a)
     wmpi_coll_groups g;
 
     if (wmpi_coll_cpu_groups(k, &g) != 0)
-        return WMPI_COLL_DECLINED;
+        wmpi_coll_one_group(k, &g);
     leader = g.first[g.mine];
     if (k->rank == leader)
         return lead(k, a, &g, mine);
