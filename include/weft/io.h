@@ -171,9 +171,11 @@ typedef enum weft_io_strategy {
      * oversubscribed (a spinning worker was found descheduled) nobody
      * spins: the blocker takes over at once. */
     WEFT_IO_ADAPTIVE = 0,
-    /* "Enhanced polling" (PM2): poll at switches, on idle workers, and
-     * from the server's poller thread when no worker polled for a period;
-     * blocker threads are never used. */
+    /* "Enhanced polling" (PM2): poll at switches, on idle workers (for as
+     * long as a wait lasts: one idle worker spins, or, while the CPUs are
+     * oversubscribed, looks again every tick), and from the server's
+     * poller thread when no worker polled for a period; blocker threads
+     * are never used. Burns idle CPU while threads wait. */
     WEFT_IO_POLLING = 1,
     /* Passive: a handle with a blocker is detected by it alone, engaged as
      * each wait starts; handles without one are polled as above. */

@@ -361,6 +361,11 @@ static int idle_poll(void)
     return woken;
 }
 
+int wf_io_idle_worker_polls(void)
+{
+    return __atomic_load_n(&n_idle_awake, __ATOMIC_SEQ_CST) > 0;
+}
+
 /* Whether the calling idle worker is the one that spins on recent waits:
  * one spinner is enough to poll, and a second would only take a CPU from
  * the threads (or processes) about to produce the events. */
@@ -370,6 +375,17 @@ static int claim_spin(void)
     return __atomic_load_n(&spinner, __ATOMIC_SEQ_CST) == id ||
            __atomic_compare_exchange_n(&spinner, &none, id, 0, __ATOMIC_SEQ_CST,
                                        __ATOMIC_SEQ_CST);
+}
+
+/* Under the polling strategy idle time polls for as long as a wait lasts:
+ * at once again, or, while the CPUs are contended, after a tick's sleep
+ * (the poller polls meanwhile; a worker that slept until woken would stay
+ * asleep long after the contention ended, while the poller alone moved
+ * the messages, 64 KiB a tick). */
+static int64_t polling_deadline(int64_t deadline, int64_t now, int contended)
+{
+    int64_t d = contended ? now + wf_io_tick_ns() : now;
+    return deadline < 0 || d < deadline ? d : deadline;
 }
 
 /* Before an idle worker sleeps: keep one spinning while a recent wait is
@@ -388,6 +404,8 @@ static int64_t idle_deadline(void)
     weft_io_strategy s = wf_io_strategy();
     int contended = wf_sched_contended();
     for (weft_io_t h = wf_io_registry; h; h = h->reg_next) {
+        if (s == WEFT_IO_POLLING && has_waiters(h))
+            deadline = polling_deadline(deadline, now, contended);
         if (!has_waiters(h) || !blocker_serves(h, s) ||
             __atomic_load_n(&h->blk_state, __ATOMIC_SEQ_CST) != WF_BLK_SLEEP)
             continue;

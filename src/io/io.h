@@ -194,6 +194,9 @@ int64_t wf_io_in_place_until(weft_io_t h, int64_t start);
  * waiters nobody polls (no idle worker awake) while it sleeps. Returns 1
  * if some blocker-served handle had waiters and a sleeping blocker. */
 int wf_io_check_unattended(void);
+/* 1 if some worker is idle and awake: it polls every poll-served handle
+ * with waiters about every microsecond (idle_poll). */
+int wf_io_idle_worker_polls(void);
 int wf_io_hooks_install(void);
 int64_t wf_io_tick_ns(void);
 
