@@ -147,20 +147,13 @@ static int64_t interval_ns(weft_io_t h, int64_t tick)
 static int64_t poll_overdue(int64_t now, int *any)
 {
     int64_t tick = wf_io_tick_ns(), next = now + tick;
-    /* An idle worker awake polls them all far more often. A round from
-     * here would only take the registry lock from it and, on its CPU,
-     * the CPU: a worker that saw this thread hold its CPU for long while
-     * it spun judged the CPU contended and slept, leaving the polls to
-     * this thread, 64 KiB of MPI progress a tick (1 MiB messages at ~60
-     * MB/s under WEFT_IO_STRATEGY=polling). */
-    int idle_polls = wf_io_idle_worker_polls();
     wf_lock(&wf_io_reg_lock);
     for (weft_io_t h = wf_io_registry; h; h = h->reg_next) {
         if (!has_waiters(h) || !wf_io_poll_served(h))
             continue;
         *any = 1;
         int64_t due = __atomic_load_n(&h->last_poll_ns, __ATOMIC_RELAXED) + interval_ns(h, tick);
-        if (due <= now && !idle_polls) {
+        if (due <= now) {
             wf_io_poll_round(h, WF_DET_POLL);
             due = now + interval_ns(h, tick);
         }
@@ -168,6 +161,26 @@ static int64_t poll_overdue(int64_t now, int *any)
             next = due;
     }
     wf_unlock(&wf_io_reg_lock);
+    return next;
+}
+
+/* A poller round, unless an idle worker is awake: that one polls every
+ * poll-served handle about every microsecond (and the safety net,
+ * wf_io_check_unattended, acts only when no worker is). A round here
+ * would only take the registry lock from it and, on its CPU, the CPU:
+ * the poller spun or yielded on the lock at every tick, and the worker,
+ * finding its CPU held, judged it contended and slept, leaving this
+ * thread to move MPI data alone, 64 KiB a tick (1 MiB messages at ~60
+ * MB/s under WEFT_IO_STRATEGY=polling). Returns when to look again;
+ * *any: some wait may be outstanding. */
+static int64_t poll_or_skip(int64_t now, int *any)
+{
+    if (wf_io_idle_worker_polls()) {
+        *any = __atomic_load_n(&wf_io_nwaiting, __ATOMIC_SEQ_CST) > 0;
+        return now + wf_io_tick_ns();
+    }
+    int64_t next = poll_overdue(now, any);
+    wf_io_check_unattended();
     return next;
 }
 
@@ -213,8 +226,7 @@ static void *poller_main(void *arg)
             continue;
         }
         int any = 0;
-        int64_t now = wf_io_now(), next = poll_overdue(now, &any);
-        wf_io_check_unattended();
+        int64_t now = wf_io_now(), next = poll_or_skip(now, &any);
         if (any)
             last_busy = now;
         else if (now - last_busy >= LINGER_NS) {
