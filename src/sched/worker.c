@@ -145,37 +145,56 @@ static int64_t monotonic_ns(void)
  * thousand of those would burn milliseconds of a CPU that another process,
  * about to send us the very event we wait for, may need.
  * Sharing the CPU (latency.c): a pause of OFF_GAP_NS or more between two
- * polls means the worker was off its CPU; if its involuntary context
- * switches went up meanwhile, another task ran there, and the spin yields
- * between polls for a while. A pause without a switch is the hypervisor
- * taking the whole virtual CPU, or interrupts: no task here wanted the
- * CPU, and yielding or sleeping would give it to nobody. While yielding,
- * a neighbour that kept the CPU for a long turn computes: the CPUs are
- * contended, and idle workers sleep instead of spinning. */
+ * polls means the worker may have been off its CPU; if its involuntary
+ * context switches went up meanwhile, another task ran there, and the
+ * spin yields between polls for a while. A pause without a switch is the
+ * hypervisor taking the whole virtual CPU, or interrupts: no task here
+ * wanted the CPU, and yielding or sleeping would give it to nobody. While
+ * yielding, a neighbour that kept the CPU for a long turn computes: the
+ * CPUs are contended, and idle workers sleep instead of spinning. The
+ * turn is the pause less the CPU time this thread used meanwhile: a poll
+ * that itself takes long (a hook moving 64 KiB of MPI data, with the
+ * kernel's loopback work) is no neighbour's turn. Judged by the pause
+ * alone, two ranks bound to a CPU each, with the I/O server's poller
+ * preempting them briefly, found their CPUs contended at nearly every
+ * long poll under WEFT_IO_STRATEGY=polling and slept a tick each time. */
 #define OFF_GAP_NS (5 * 1000)
 
-static long switched_out(void)
+typedef struct cpu_sample {
+    long switches;  /* involuntary context switches */
+    int64_t cpu_ns; /* CPU time used */
+    int64_t at_ns;  /* when (monotonic) */
+} cpu_sample;
+
+static cpu_sample sample_cpu(int64_t now)
 {
     struct rusage ru;
     getrusage(RUSAGE_THREAD, &ru);
-    return ru.ru_nivcsw;
+    int64_t us = (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+                 ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+    return (cpu_sample){ ru.ru_nivcsw, us * 1000, now };
 }
 
-static void note_pause(wf_worker *w, long *switches, int yielding, int64_t pause, int64_t now)
+/* After a round whose longest pause between polls was `pause`, ending at
+ * `now`. The time off the CPU since the last sample bounds the turn any
+ * neighbour can have taken in that pause. */
+static void note_pause(wf_worker *w, cpu_sample *last, int yielding, int64_t pause, int64_t now)
 {
-    long s = switched_out();
-    if (s == *switches)
+    cpu_sample s = sample_cpu(now);
+    int64_t off = (now - last->at_ns) - (s.cpu_ns - last->cpu_ns);
+    int switched = s.switches != last->switches;
+    *last = s;
+    if (!switched)
         return;
-    *switches = s;
     wf_latency_note_shared(&w->shared_until, now);
     if (yielding)
-        wf_latency_note_off_cpu(pause);
+        wf_latency_note_off_cpu(off < pause ? off : pause);
 }
 
 static wf_thread *find_work(wf_worker *w)
 {
-    long switches = switched_out();
     int64_t last = monotonic_ns(), until = last + IDLE_SPIN_NS;
+    cpu_sample sample = sample_cpu(last);
     for (;;) {
         int yield = wf_sched_cpu_shared(last);
         int64_t longest = 0;
@@ -194,7 +213,7 @@ static wf_thread *find_work(wf_worker *w)
             last = now;
         }
         if (longest >= OFF_GAP_NS)
-            note_pause(w, &switches, yield, longest, last);
+            note_pause(w, &sample, yield, longest, last);
         if (t)
             return t;
         if (last >= until || wf_sched_contended())
