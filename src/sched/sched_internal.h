@@ -228,9 +228,10 @@ void wf_sched_helper_affinity(void);
 int wf_latency_config(void);          /* WEFT_KERNEL_SLICE_US; 0 or WEFT_EINVAL */
 /* The calling kernel thread's slice: a worker's, or (0) a helper's. */
 void wf_latency_slice_apply(int worker);
-/* A yielding idle worker gave its CPU to another task for off_ns: note
- * contention if that is long. */
-void wf_latency_note_off_cpu(int64_t off_ns);
+/* A yielding idle worker paused pause_ns between two polls while another
+ * task ran on its CPU, and was off its CPU for off_ns at most meanwhile:
+ * note contention if the other task's turn was long. */
+void wf_latency_note_off_cpu(int64_t pause_ns, int64_t off_ns);
 /* Another task ran on the worker's CPU while it spun: its idle spin yields
  * the CPU between polls until *shared_until, set to now + SHARED_NS. */
 void wf_latency_note_shared(int64_t *shared_until, int64_t now);

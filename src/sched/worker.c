@@ -151,13 +151,8 @@ static int64_t monotonic_ns(void)
  * hypervisor taking the whole virtual CPU, or interrupts: no task here
  * wanted the CPU, and yielding or sleeping would give it to nobody. While
  * yielding, a neighbour that kept the CPU for a long turn computes: the
- * CPUs are contended, and idle workers sleep instead of spinning. The
- * turn is the pause less the CPU time this thread used meanwhile: a poll
- * that itself takes long (a hook moving 64 KiB of MPI data, with the
- * kernel's loopback work) is no neighbour's turn. Judged by the pause
- * alone, two ranks bound to a CPU each, with the I/O server's poller
- * preempting them briefly, found their CPUs contended at nearly every
- * long poll under WEFT_IO_STRATEGY=polling and slept a tick each time. */
+ * CPUs are contended, and idle workers sleep instead of spinning (how
+ * long a turn is: latency.c, wf_latency_note_off_cpu). */
 #define OFF_GAP_NS (5 * 1000)
 
 typedef struct cpu_sample {
@@ -188,7 +183,7 @@ static void note_pause(wf_worker *w, cpu_sample *last, int yielding, int64_t pau
         return;
     wf_latency_note_shared(&w->shared_until, now);
     if (yielding)
-        wf_latency_note_off_cpu(off < pause ? off : pause);
+        wf_latency_note_off_cpu(pause, off);
 }
 
 static wf_thread *find_work(wf_worker *w)
