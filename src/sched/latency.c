@@ -158,7 +158,8 @@ void wf_sched_helper_init(void)
 void wf_latency_note_off_cpu(int64_t pause_ns, int64_t off_ns)
 {
     int declared = __atomic_load_n(&cpus_shared, __ATOMIC_RELAXED);
-    if ((declared || off_ns > pause_ns ? pause_ns : off_ns) < OFF_CPU_NS)
+    int64_t turn = declared || off_ns > pause_ns ? pause_ns : off_ns;
+    if (turn < OFF_CPU_NS)
         return;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
