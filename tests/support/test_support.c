@@ -12,6 +12,12 @@ int wt_runtime_setup(void **state)
     return weft_init() == 0 ? 0 : -1;
 }
 
+int wt_one_worker_setup(void **state)
+{
+    setenv("WEFT_WORKERS", "1", 1);
+    return wt_runtime_setup(state);
+}
+
 int wt_runtime_teardown(void **state)
 {
     (void)state;

@@ -12,6 +12,9 @@
  * teardown fails the group if threads were left behind. */
 int wt_runtime_setup(void **state);
 int wt_runtime_teardown(void **state);
+/* wt_runtime_setup with a single worker (WEFT_WORKERS=1): for tests whose
+ * waiter must leave the only worker idle. */
+int wt_one_worker_setup(void **state);
 
 /* Monotonic time in nanoseconds. */
 int64_t wt_now_ns(void);

@@ -10,7 +10,6 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <weft.h>
 
 static atomic_int idle_polls, other_polls;
@@ -60,16 +59,10 @@ static void idle_polls_are_told_apart(void **state)
     assert_int_equal(weft_io_unregister(h), 0);
 }
 
-static int one_worker_setup(void **state)
-{
-    setenv("WEFT_WORKERS", "1", 1);
-    return wt_runtime_setup(state);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(idle_polls_are_told_apart),
     };
-    return cmocka_run_group_tests(tests, one_worker_setup, wt_runtime_teardown);
+    return cmocka_run_group_tests(tests, wt_one_worker_setup, wt_runtime_teardown);
 }

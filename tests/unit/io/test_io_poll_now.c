@@ -12,7 +12,6 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <weft.h>
 
 static atomic_int flag;
@@ -71,17 +70,11 @@ static void poll_rejects_null(void **state)
     assert_int_equal(weft_io_poll(WEFT_IO_NULL), WEFT_EINVAL);
 }
 
-static int one_worker_setup(void **state)
-{
-    setenv("WEFT_WORKERS", "1", 1);
-    return wt_runtime_setup(state);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(poll_wakes_the_waiter_on_the_calling_thread),
         cmocka_unit_test(poll_rejects_null),
     };
-    return cmocka_run_group_tests(tests, one_worker_setup, wt_runtime_teardown);
+    return cmocka_run_group_tests(tests, wt_one_worker_setup, wt_runtime_teardown);
 }

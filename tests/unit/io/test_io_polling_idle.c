@@ -14,7 +14,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <unistd.h>
 #include <weft.h>
 
@@ -76,16 +75,10 @@ static void idle_worker_polls_the_whole_wait(void **state)
     assert_int_equal(weft_io_set_strategy(WEFT_IO_ADAPTIVE), 0);
 }
 
-static int one_worker_setup(void **state)
-{
-    setenv("WEFT_WORKERS", "1", 1);
-    return wt_runtime_setup(state);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(idle_worker_polls_the_whole_wait),
     };
-    return cmocka_run_group_tests(tests, one_worker_setup, wt_runtime_teardown);
+    return cmocka_run_group_tests(tests, wt_one_worker_setup, wt_runtime_teardown);
 }
