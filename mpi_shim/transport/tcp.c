@@ -442,13 +442,19 @@ static int tcp_create(struct wmpi_transport **out, wmpi_boot *b,
     t->size = b->size;
     t->up = up;
     t->boot = b;
-    t->epfd = epoll_create1(EPOLL_CLOEXEC);
     t->peers = calloc((size_t)t->size, sizeof *t->peers);
-    if (t->epfd < 0 || !t->peers)
-        goto fail;
+    if (!t->peers) {
+        free(t);
+        return err;
+    }
     for (int r = 0; r < t->size; r++) {
         t->peers[r].fd = -1;
         t->peers[r].rank = r;
+    }
+    t->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (t->epfd < 0) {
+        err = -errno;
+        goto fail;
     }
     err = t->size > 1 ? wmpi_tcp_connect_all(t) : 0;
     if (!err)
