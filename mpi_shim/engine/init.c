@@ -70,11 +70,12 @@ static int start_runtime(void)
     int err;
 
     /* Ranks sharing CPUs take turns (sched/latency.c's yields): an idle
-     * poll then moves a large message whole rather than 64 KiB per turn.
-     * Measured on 2 vCPUs, 4 ranks: 1 MiB allreduce ~1840 -> ~1380 us,
-     * 256 KiB allgather ratio to Open MPI ~1.8 -> ~1.4. Not with a CPU
-     * each: there it cost ~10% of streaming bandwidth at 1 MiB. (Binding
-     * is skipped, but the answer still given, if Weft already runs.) */
+     * poll then reads a large message whole rather than 64 KiB per turn
+     * (it always writes up to 1 MiB: progress.c). Measured on 2 vCPUs,
+     * 4 ranks: 1 MiB allreduce ~1840 -> ~1380 us, 256 KiB allgather ratio
+     * to Open MPI ~1.8 -> ~1.4. Not with a CPU each: there reading 1 MiB
+     * per pass cost 7-10% of streaming bandwidth at 1 MiB. (Binding is
+     * skipped, but the answer still given, if Weft already runs.) */
     int shared = wmpi_bind_local_rank();
 
     wmpi_eng.idle_budget = shared ? WMPI_BUDGET_THREAD : WMPI_BUDGET_POLL;
