@@ -145,9 +145,11 @@ int wmpi_waiter_ready(const wmpi_waiter *w);
  * callback: wake the blocker thread if it sleeps in epoll_wait. */
 void wmpi_kick(void);
 
-/* Read and write what the transport can (about rx_budget bytes read and
- * tx_budget written per peer), deliver, match. */
-void wmpi_progress_locked(size_t rx_budget, size_t tx_budget);
+/* Read and write what the transport can (about `budget` bytes per peer
+ * and direction), deliver, match. */
+void wmpi_progress_locked(size_t budget);
+/* The same with separate budgets for reading and writing. */
+void wmpi_progress_split_locked(size_t rx_budget, size_t tx_budget);
 #define WMPI_BUDGET_POLL   ((size_t)64 * 1024)   /* at a safe point: short */
 #define WMPI_BUDGET_THREAD ((size_t)1024 * 1024) /* on a thread of its own */
 

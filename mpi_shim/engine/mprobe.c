@@ -60,7 +60,7 @@ static int take(int src, int tag, wmpi_comm *c, wmpi_message **msg,
     if (!m)
         return WEFT_ENOMEM;
     wmpi_lock_engine();
-    wmpi_progress_locked(WMPI_BUDGET_THREAD, WMPI_BUDGET_THREAD);
+    wmpi_progress_locked(WMPI_BUDGET_THREAD);
     mq = wmpi_mq_get_locked(c->ctx);
     if (mq)
         u = wmpi_mq_find_unexp_locked(mq, src, tag, 1);

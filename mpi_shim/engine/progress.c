@@ -63,10 +63,15 @@ static struct {
     uint64_t polled_gen; /* atomic: wmpi_eng.gen at the last poll scan */
 } set;
 
-void wmpi_progress_locked(size_t rx_budget, size_t tx_budget)
+void wmpi_progress_split_locked(size_t rx_budget, size_t tx_budget)
 {
     if (wmpi_eng.tp)
         wmpi_eng.tops->progress(wmpi_eng.tp, rx_budget, tx_budget);
+}
+
+void wmpi_progress_locked(size_t budget)
+{
+    wmpi_progress_split_locked(budget, budget);
 }
 
 /* Make a sleeping (or the next) block() return. */
@@ -117,9 +122,9 @@ static void io_group(void *ctx)
 static void poll_progress(void)
 {
     if (weft_io_idle_poll())
-        wmpi_progress_locked(wmpi_eng.idle_budget, WMPI_BUDGET_THREAD);
+        wmpi_progress_split_locked(wmpi_eng.idle_budget, WMPI_BUDGET_THREAD);
     else
-        wmpi_progress_locked(WMPI_BUDGET_POLL, WMPI_BUDGET_POLL);
+        wmpi_progress_locked(WMPI_BUDGET_POLL);
 }
 
 static int io_poll(void *ctx)
@@ -173,7 +178,7 @@ static int io_block(void *ctx, int timeout_ms)
         if (ev[i].data.fd == wmpi_eng.wakefd)
             drain_wakefd();
     wmpi_lock_engine();
-    wmpi_progress_locked(WMPI_BUDGET_THREAD, WMPI_BUDGET_THREAD);
+    wmpi_progress_locked(WMPI_BUDGET_THREAD);
     if (took_arrival(&arrival, &seen))
         weft_io_note_wake(arrival, seen);
     wmpi_unlock_engine();
@@ -245,7 +250,7 @@ int wmpi_block(wmpi_waiter *w)
     if (wmpi_waiter_ready(w))
         return 0;
     if (wmpi_lock_try(&wmpi_eng.lock)) {
-        wmpi_progress_locked(WMPI_BUDGET_THREAD, WMPI_BUDGET_THREAD);
+        wmpi_progress_locked(WMPI_BUDGET_THREAD);
         wmpi_unlock_engine();
     }
     if (wmpi_waiter_ready(w))

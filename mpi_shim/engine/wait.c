@@ -51,7 +51,7 @@ int wmpi_wait_requests(wmpi_request **reqs, int n, int need)
 void wmpi_progress_poke(void)
 {
     wmpi_lock_engine();
-    wmpi_progress_locked(WMPI_BUDGET_THREAD, WMPI_BUDGET_THREAD);
+    wmpi_progress_locked(WMPI_BUDGET_THREAD);
     wmpi_unlock_engine();
     /* What this progress completed may be what a blocked thread waits for
      * (a non-blocking collective's own thread, another user thread): wake
@@ -98,7 +98,7 @@ static int search(int src, int tag, wmpi_comm *c, wmpi_status *st)
     int err;
 
     wmpi_lock_engine();
-    wmpi_progress_locked(WMPI_BUDGET_THREAD, WMPI_BUDGET_THREAD);
+    wmpi_progress_locked(WMPI_BUDGET_THREAD);
     mq = wmpi_mq_get_locked(c->ctx);
     if (mq)
         u = wmpi_mq_find_unexp_locked(mq, src, tag, 0);
