@@ -415,7 +415,6 @@ static void tcp_progress(struct wmpi_transport *t, size_t rx_budget, size_t tx_b
 
     for (int i = 0; i < n; i++) {
         tcp_peer *p = ev[i].data.ptr;
-
         int emptied = 1;
 
         if (ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP))
