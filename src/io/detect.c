@@ -72,6 +72,11 @@ static uint32_t walked_epoch[MAX_WORKERS];
 static int n_idle_awake;            /* atomic */
 static int spinner = -1;            /* atomic: the one worker spinning on waits */
 
+int wf_io_idle_worker_polls(void)
+{
+    return __atomic_load_n(&n_idle_awake, __ATOMIC_SEQ_CST) > 0;
+}
+
 /* -------------------------------------------------- strategy predicates */
 
 static int safe_points_poll(weft_io_t h, weft_io_strategy s)
@@ -214,7 +219,7 @@ void wf_io_after_publish(weft_io_t h)
             wf_io_engage_unwatched(h);
         return;
     }
-    if (__atomic_load_n(&n_idle_awake, __ATOMIC_SEQ_CST) > 0)
+    if (wf_io_idle_worker_polls())
         return; /* an idle worker polls it, and engages the blocker after */
     /* The caller's worker will spin on it: a blocker engaged now would sit
      * in epoll_wait beside the spinner, be woken by the same event and
@@ -242,7 +247,7 @@ int wf_io_check_unattended(void)
     if (nothing_waits())
         return 0;
     weft_io_strategy s = wf_io_strategy();
-    int nobody_polls = __atomic_load_n(&n_idle_awake, __ATOMIC_SEQ_CST) == 0;
+    int nobody_polls = !wf_io_idle_worker_polls();
     wf_lock(&wf_io_reg_lock);
     for (weft_io_t h = wf_io_registry; h; h = h->reg_next) {
         if (!has_waiters(h) || !blocker_serves(h, s) ||
@@ -304,7 +309,7 @@ static void at_switch(void)
     }
     record_walk(tick, epoch);
     weft_io_strategy s = wf_io_strategy();
-    int nobody_polls = busy && __atomic_load_n(&n_idle_awake, __ATOMIC_SEQ_CST) == 0;
+    int nobody_polls = busy && !wf_io_idle_worker_polls();
     for (weft_io_t h = wf_io_registry; h; h = h->reg_next) {
         if (!has_waiters(h))
             continue;
@@ -359,11 +364,6 @@ static int idle_poll(void)
     }
     wf_unlock(&wf_io_reg_lock);
     return woken;
-}
-
-int wf_io_idle_worker_polls(void)
-{
-    return __atomic_load_n(&n_idle_awake, __ATOMIC_SEQ_CST) > 0;
 }
 
 /* Whether the calling idle worker is the one that spins on recent waits:
