@@ -130,7 +130,7 @@ static void poll_progress(void)
 static int io_poll(void *ctx)
 {
     (void)ctx;
-    if (wmpi_lock_try(&wmpi_eng.lock)) {
+    if (wmpi_lock_try_brief(&wmpi_eng.lock)) {
         poll_progress();
         wmpi_unlock_engine();
     }
