@@ -18,6 +18,9 @@
  *   WEFT_KERNEL_SLICE_US  kernel time slice the server threads ask for,
  *                    workers 3x (default 100, 0: the kernel's default;
  *                    latency.c)
+ *   WEFT_SERVER_NICE  how far below the process's nice the server
+ *                    threads run, where allowed (default 10, 0: not;
+ *                    latency.c)
  * A malformed value is an error (WEFT_EINVAL) with a message naming it.
  */
 #include <stdarg.h>
