@@ -30,7 +30,6 @@ enum {
     WF_T_DETACHED = 1u << 0, /* freed at finish */
     WF_T_MAIN     = 1u << 1, /* the thread that called weft_init() */
     WF_T_FINISHED = 1u << 2, /* its context is gone; join may collect */
-    WF_T_EXITING  = 1u << 3, /* switching away for the last time */
 };
 
 struct weft_thread {
@@ -45,6 +44,9 @@ struct weft_thread {
                                  not saved yet (switch.c) */
     int last_worker;
     uint32_t flags;           /* WF_T_*; guarded by join_lock after start */
+    int exiting;              /* switching away for the last time; touched
+                                 by the thread itself only (flags are not:
+                                 a detach from elsewhere may set one) */
     void *(*fn)(void *);
     void *arg;
     void *retval;

@@ -181,7 +181,7 @@ void wf_switch(wf_worker *w, wf_thread *prev, wf_thread *next,
     w->current = next;
     w->stats.switches++;
     void *fake_stack = NULL;
-    int last = prev && (prev->flags & WF_T_EXITING);
+    int last = prev && prev->exiting;
     announce_stack(w, next, last ? NULL : &fake_stack);
     wf_ctx_switch(from, to);
     wf_san_switch_finish(fake_stack);

@@ -185,7 +185,7 @@ static _Noreturn void thread_finish(void *retval)
     if (wf_g.exit_hook)
         wf_g.exit_hook(self);
     wf_rt_enter();
-    self->flags |= WF_T_EXITING; /* only this thread touches it now */
+    self->exiting = 1; /* not in flags: a detach may be setting one now */
     wf_worker *w = wf_worker_self();
     wf_switch(w, self, wf_pick_next(w, 0), reap, NULL);
     wf_fatal("sched: finished thread %s resumed", self->name);
