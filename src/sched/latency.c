@@ -43,9 +43,16 @@
  * elsewhere (the blocker, now preempting, met the engine lock held by the
  * worker's poll and yielded to it: engine/lock.h); with both, 3000 echoes
  * at N=1 and at N=10 had 0-5 over a millisecond, against 8-38 before (3
- * seeds each). Lowering the workers' priority instead, which needs no
- * privilege, worked as well (nice 5), but it gives away the program's
- * share of the machine to every other process; rejected.
+ * seeds each, quiet host; 93 against 198 summed over 5 alternating pairs
+ * on a noisier one), and the mean echo fell from ~57 to ~45 us (8 and 6
+ * alternating pairs). Cost: where several threads of a rank ping-pong
+ * (osu_like mt_latency, 4 pairs) a round trip takes 1.1-1.3x as long
+ * (6 pairs), since the blocker's wake-ups now preempt a worker that would
+ * have found the messages at its next switch; nice 5 kept ~1.1x of that
+ * and lost most of the tail's gain. Lowering the workers' priority
+ * instead, which needs no privilege, worked as well (nice 5), but it gives
+ * away the program's share of the machine to every other process;
+ * rejected.
  *
  * Spinning under contention. An idle worker that spins (polling for an
  * event due any moment) is runnable, not asleep: when the kernel takes its
