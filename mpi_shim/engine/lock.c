@@ -21,9 +21,3 @@ void wmpi_lock_wake(wmpi_lock *l)
     syscall(SYS_futex, &l->held, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-#include <time.h>
-void wmpi_lock_nap(int us)
-{
-    struct timespec ts = {0, us * 1000L};
-    nanosleep(&ts, NULL);
-}
