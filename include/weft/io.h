@@ -80,6 +80,19 @@ typedef struct weft_io_params {
      * found for the poll() that follows: its return value is ignored
      * there. May be NULL (block() then runs on the blocker thread only). */
     void (*unblock)(void *ctx);
+    /* Optional: make progress as poll() would and test the one request
+     * `arg` of the calling waiter: nonzero if it is ready. A waiter whose
+     * worker has nothing else to run, while no request of any class
+     * waits, calls it in a loop before its request joins the handle's
+     * list, for as long as a waiter polls in place (at most the adaptive
+     * spin budget, and 20 us); only if that ends without the request
+     * ready does the request join the list for poll() to find. A
+     * detection there costs no change of the list, no group() call and
+     * no wake-up. Runs on the waiting thread, in a runtime critical
+     * section (weft_io_idle_poll() says 1), possibly while poll(),
+     * group() or block() run on other threads: it must not iterate the
+     * requests; otherwise the same restrictions as poll(). May be NULL. */
+    int (*test)(void *ctx, void *arg);
 } weft_io_params;
 
 /* Register an event class. Returns its handle, or WEFT_IO_NULL if p is
@@ -283,7 +296,8 @@ typedef struct weft_io_stats {
     uint64_t waits;               /* waits started */
     uint64_t polls;               /* poll() calls (epoll_wait calls for fds) */
     uint64_t detected_poll;       /* detections by polling (safe points,
-                                     idle workers, poller, naive waiters) */
+                                     idle workers, poller, naive waiters,
+                                     waiters' own test() calls) */
     uint64_t detected_block;      /* detections by a blocker thread */
     uint64_t detected_signal;     /* detections by the SIGIO dispatcher
                                      (fds in weft_fd_set_sigio mode) */

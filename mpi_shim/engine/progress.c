@@ -26,7 +26,10 @@
  *            server what the sleep cost: the lag from the kernel's
  *            receive timestamp of the data that ended it to its reading
  *            (weft_io_note_wake: where sleeps cost more than the default
- *            spin cap, the adaptive spin budget rises to about twice that).
+ *            spin cap, the adaptive spin budget rises to about twice that);
+ *   test()   (a lone waiter, before it joins the set: the server's
+ *            wait.c) runs poll()'s progress pass and tests that waiter
+ *            only, so a short wait ends without the set changing twice.
  * Completions that happen outside block() (a loopback send from another
  * thread, a completion found by a poll) must wake a sleeping block():
  * wmpi_kick() bumps a generation counter and, if block() sleeps, writes the
@@ -127,13 +130,20 @@ static void poll_progress(void)
         wmpi_progress_locked(WMPI_BUDGET_POLL);
 }
 
-static int io_poll(void *ctx)
+/* One progress pass, unless another thread holds the engine: it makes
+ * the progress (a poll must not wait). */
+static void try_poll_progress(void)
 {
-    (void)ctx;
     if (wmpi_lock_try_brief(&wmpi_eng.lock)) {
         poll_progress();
         wmpi_unlock_engine();
     }
+}
+
+static int io_poll(void *ctx)
+{
+    (void)ctx;
+    try_poll_progress();
     __atomic_store_n(&set.polled_gen,
                      __atomic_load_n(&wmpi_eng.gen, __ATOMIC_SEQ_CST),
                      __ATOMIC_SEQ_CST);
@@ -141,6 +151,16 @@ static int io_poll(void *ctx)
         if (wmpi_waiter_ready(set.arr[i]))
             return i;
     return -1;
+}
+
+/* A lone waiter's own test, before it joins the waiting set (the I/O
+ * server's test callback): the same progress pass as a poll's, then its
+ * own waiter only. */
+static int io_test(void *ctx, void *arg)
+{
+    (void)ctx;
+    try_poll_progress();
+    return wmpi_waiter_ready(arg);
 }
 
 static void drain_wakefd(void)
@@ -206,7 +226,8 @@ static int watch(int fd)
 int wmpi_io_start(void)
 {
     weft_io_params p = { .name = "mpi", .poll = io_poll, .group = io_group,
-                         .block = io_block, .frequency = 0, .unblock = io_unblock };
+                         .block = io_block, .frequency = 0, .unblock = io_unblock,
+                         .test = io_test };
     int tfd = wmpi_eng.tp ? wmpi_eng.tops->pollfd(wmpi_eng.tp) : -1;
 
     wmpi_eng.epfd = epoll_create1(EPOLL_CLOEXEC);
