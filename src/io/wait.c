@@ -371,7 +371,8 @@ static void note_unlinked(weft_io_t h, wf_io_req *r, int how)
 /* 1 if r's request was found ready by testing it unlinked. */
 static int ready_unlinked(weft_io_t h, wf_io_req *r, int64_t deadline)
 {
-    if (!h->p.test)
+    /* The cheap look first: under compute, that is all a wait pays. */
+    if (!h->p.test || !alone_on_worker())
         return 0;
     int64_t until = wf_io_in_place_until(h, r->start_ns);
     if (deadline >= 0 && deadline < until)
