@@ -33,7 +33,8 @@ typedef struct weft_thread wf_thread;
 void wf_rt_enter(void);
 void wf_rt_leave(void);
 
-/* Spin lock on an int (0 free, 1 held) inside a critical section. */
+/* Lock on an int (0 free, else held; lock.c) inside a critical section:
+ * spins briefly, then sleeps on a futex until the holder releases. */
 void wf_lock(int *l);
 void wf_unlock(int *l);
 int  wf_trylock(int *l); /* 1: locked (section entered), 0: busy */

@@ -87,49 +87,6 @@ void wf_rt_leave(void)
         wf_rt_leave_w(w);
 }
 
-/* Spin rounds before a waiter for a lock gives up its CPU between looks.
- * The holder may be a kernel thread the kernel descheduled - on the very
- * CPU the waiter spins on, when a worker and the I/O server's poller
- * share a CPU - and then only a yield lets it run and release the lock.
- * Without it, the poller spun away its whole time slice on the registry
- * lock that a bound worker held (88% of that CPU, MPI bandwidth under
- * WEFT_IO_STRATEGY=polling ~60 MB/s). 128 rounds are a few microseconds:
- * a holder that runs mostly releases within them, and past them a system
- * call per look costs little beside the wait. */
-#define LOCK_SPINS 128
-
-static void wait_unlocked(const int *l)
-{
-    for (int i = 0; __atomic_load_n(l, __ATOMIC_RELAXED); i++) {
-        if (i < LOCK_SPINS)
-            wf_cpu_relax();
-        else
-            sched_yield();
-    }
-}
-
-void wf_lock(int *l)
-{
-    wf_rt_enter();
-    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-        wait_unlocked(l);
-}
-
-int wf_trylock(int *l)
-{
-    wf_rt_enter();
-    if (!__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-        return 1;
-    wf_rt_leave();
-    return 0;
-}
-
-void wf_unlock(int *l)
-{
-    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
-    wf_rt_leave();
-}
-
 /* -------------------------------------------------------------- switching */
 
 void wf_run_post_switch(wf_worker *w)
