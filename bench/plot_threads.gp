@@ -1,6 +1,7 @@
 # Bar chart of bench/threads results (the CSV written by bench/threads).
 # Left: times per operation in ns, log scale, grouped by case, one bar per
-# variant, whiskers from min to max. Right: preempt_overhead throughput.
+# variant, whiskers from min to max. Right: preempt_overhead throughput,
+# Weft's tick on and off, then the bare signal's floor on and off.
 # Usage: gnuplot -e "csv='bench-out/threads.csv'; out='bench-out/threads.png'" plot_threads.gp
 # CSV columns: 1 bench, 2 case, 3 variant, 4 metric, 5 median, 6 min, 7 max, 8 unit.
 
@@ -54,11 +55,13 @@ set title "preempt_overhead (higher is better)"
 unset logscale y
 set ylabel "compute loop, 10^9 iterations per CPU second"
 set yrange [0:*]
-set xrange [-0.6:1.6]
-set xtics ("quantum 1ms" 0, "no preempt" 1)
+set xrange [-0.6:3.6]
+set bmargin 4
+set xtics ("weft\n1 ms" 0, "weft\noff" 1, "signal\n1 ms" 2, "no\nsignal" 3)
 set key off
 set boxwidth 0.6
-qpos(v) = v eq "quantum_1ms" ? 0 : (v eq "no_preempt" ? 1 : NaN)
+qvariants = "quantum_1ms no_preempt bare_signal_1ms no_signal"
+qpos(v) = pos(qvariants, v, 1) - 1
 # Column c of the current row in 10^9 if it is preempt_overhead, else NaN.
 pcol(c) = strcol(2) eq "preempt_overhead" ? column(c) / 1e9 : NaN
 plot csv every ::1 using (qpos(strcol(3))):(pcol(5)) \

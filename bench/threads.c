@@ -7,7 +7,8 @@
  *   create_join        weft, pthread, ucontext
  *   mutex_uncontended  weft, pthread (ucontext: n/a, it has no lock)
  *   mutex_contended    weft, pthread (4 threads, time per lock/unlock pair)
- *   preempt_overhead   quantum_1ms, no_preempt (compute throughput)
+ *   preempt_overhead   quantum_1ms, no_preempt (compute throughput); the
+ *                      floor: bare_signal_1ms, no_signal (threads_native.c)
  * Each time is the median over R repeats (default 7, --quick 3) of one
  * calibrated run of about 50 ms (10 ms with --quick), with min and max.
  * A preempt_overhead repeat computes 250 ms (50 ms) under each variant, in
@@ -43,7 +44,7 @@ static const char *const case_order[] = {
     "preempt_overhead"};
 static const char *const variant_order[] = {
     "weft", "pthread", "pthread_xcpu", "ucontext", "quantum_1ms",
-    "no_preempt"};
+    "no_preempt", "bare_signal_1ms", "no_signal"};
 
 static threads_params params_for(const bench_opts *o)
 {
@@ -137,20 +138,42 @@ static void ratio_line(const bench_table *t, bench_table *d,
     add_derived(d, case_name, variant, "ratio", ratio, "ratio");
 }
 
+/* Loss in % of `ticking` against `quiet` (preempt_overhead), or -1. */
+static double loss_of(const bench_table *t, const char *ticking, const char *quiet)
+{
+    const bench_row *a = bench_table_find(t, "preempt_overhead", ticking);
+    const bench_row *b = bench_table_find(t, "preempt_overhead", quiet);
+    return a && b && b->st.median > 0 ? (1 - a->st.median / b->st.median) * 100 : -1;
+}
+
 static void preempt_loss_line(const bench_table *t, bench_table *d)
 {
-    const bench_row *q = bench_table_find(t, "preempt_overhead", "quantum_1ms");
-    const bench_row *n = bench_table_find(t, "preempt_overhead", "no_preempt");
+    double loss = loss_of(t, "quantum_1ms", "no_preempt");
     const char *label = "preempt_overhead loss (1 ms)";
-    if (!q || !n || n->st.median <= 0) {
+    if (loss == -1) {
         printf("%-34s n/a (figure missing)\n", label);
         return;
     }
-    double loss = (1 - q->st.median / n->st.median) * 100;
     printf("%-34s %9.2f %%%-9s   %-14s %s\n", label, loss, "", "goal < 2 %",
            loss < 2 ? "PASS" : "MISS");
     add_derived(d, "preempt_overhead", "quantum_1ms_vs_no_preempt", "loss",
                 loss, "percent");
+}
+
+/* The bare 1 kHz signal's loss on this machine, and Weft's beyond it. */
+static void preempt_floor_lines(const bench_table *t, bench_table *d)
+{
+    double weft = loss_of(t, "quantum_1ms", "no_preempt");
+    double bare = loss_of(t, "bare_signal_1ms", "no_signal");
+    if (weft == -1 || bare == -1) {
+        printf("%-34s n/a (figure missing)\n", "preempt_overhead floor");
+        return;
+    }
+    printf("%-34s %9.2f %%%-9s   no goal\n", "preempt loss, bare signal (floor)", bare, "");
+    printf("%-34s %9.2f %%%-9s   no goal\n", "preempt loss, weft beyond floor", weft - bare, "");
+    add_derived(d, "preempt_overhead", "bare_signal_1ms_vs_no_signal", "loss", bare, "percent");
+    add_derived(d, "preempt_overhead", "quantum_1ms_beyond_bare_signal", "loss", weft - bare,
+                "percent");
 }
 
 static void print_goals(const bench_table *t, bench_table *derived)
@@ -165,6 +188,7 @@ static void print_goals(const bench_table *t, bench_table *derived)
     ratio_line(t, derived, "create_join", "ucontext", 0);
     ratio_line(t, derived, "mutex_uncontended", "pthread", 0);
     ratio_line(t, derived, "mutex_contended", "pthread", 0);
+    preempt_floor_lines(t, derived);
 }
 
 /* --------------------------------------------------------- parent side */

@@ -17,6 +17,26 @@ typedef struct threads_params {
     int64_t compute_ns; /* length of one preempt_overhead run */
 } threads_params;
 
+/* ------------------------------------------ preempt_overhead (threads_compute.c) */
+
+/* Iterations, wall time and CPU time summed over compute segments. */
+typedef struct compute_totals {
+    double iters, wall_ns, cpu_ns;
+} compute_totals;
+
+/* Arms (ticking = 1) or disarms (0) the tick under test, at once. */
+typedef void (*threads_set_tick)(int ticking, void *ctx);
+
+/* Computes compute_ns under each setting, in alternating segments on the
+ * calling thread; leaves the tick disarmed. */
+void threads_compute_alternating(int64_t compute_ns, threads_set_tick set_tick, void *ctx,
+                                 compute_totals *ticking, compute_totals *quiet);
+void threads_add_totals(compute_totals *sum, const compute_totals *tot);
+double threads_per_cpu_second(const compute_totals *tot);
+/* Notes the wall-clock loss of `what` over all repeats. */
+void threads_note_wall_clock(bench_table *t, const char *what, const compute_totals *ticking,
+                             const compute_totals *quiet);
+
 /* Each adds its rows (and notes) to t; returns 0, or -1 on an error
  * (a message was printed). */
 

@@ -15,18 +15,27 @@
  * mutex_*    pthread_mutex lock + unlock: alone, then CONTENDED_THREADS
  *            unpinned threads incrementing one counter (checked exactly),
  *            timed from a start barrier to the last thread's end.
- * Each figure is bench_ns_per_op(): calibrated runs of target_ns, median
+ * preempt_overhead  the floor under Weft's figure: the compute loop of
+ *            threads_compute.c under a plain POSIX timer that sends this
+ *            thread SIGURG every 1 ms (`bare_signal_1ms`, an empty handler,
+ *            SA_RESTART) and with the timer disarmed (`no_signal`).
+ * Each time is bench_ns_per_op(): calibrated runs of target_ns, median
  * over the repeats.
  */
 #include "threads.h"
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #define UC_STACK_SIZE (64 * 1024)
+#define BARE_TICK_NS  1000000 /* the bare_signal_1ms variant */
 
 static void die_on(int rc, const char *what)
 {
@@ -325,11 +334,64 @@ static void measure_pthread_others(const threads_params *p, bench_table *t)
     pthread_barrier_destroy(&c.start);
 }
 
+/* ------------------------------------------------ the bare-signal floor */
+
+static void empty_handler(int sig)
+{
+    (void)sig;
+}
+
+static void arm_bare_tick(int ticking, void *ctx)
+{
+    long ns = ticking ? BARE_TICK_NS : 0;
+    struct itimerspec its = {{0, ns}, {0, ns}};
+    if (timer_settime(*(timer_t *)ctx, 0, &its, NULL) != 0) {
+        perror("threads: timer_settime");
+        exit(1);
+    }
+}
+
+/* A timer that signals the calling thread (as Weft's per-worker tick). */
+static timer_t thread_timer(void)
+{
+    struct sigaction sa = {.sa_handler = empty_handler, .sa_flags = SA_RESTART};
+    struct sigevent ev = {.sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGURG};
+    timer_t tm;
+    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    if (sigaction(SIGURG, &sa, NULL) != 0 || timer_create(CLOCK_MONOTONIC, &ev, &tm) != 0) {
+        perror("threads: bare signal timer");
+        exit(1);
+    }
+    return tm;
+}
+
+static void measure_bare_signal(const threads_params *p, bench_table *t)
+{
+    double ticking[BENCH_REPEATS_MAX], quiet[BENCH_REPEATS_MAX];
+    compute_totals wall_ticking = {0}, wall_quiet = {0};
+    timer_t tm = thread_timer();
+    for (int r = 0; r < p->repeats; r++) {
+        compute_totals on, off;
+        threads_compute_alternating(p->compute_ns, arm_bare_tick, &tm, &on, &off);
+        ticking[r] = threads_per_cpu_second(&on);
+        quiet[r] = threads_per_cpu_second(&off);
+        threads_add_totals(&wall_ticking, &on);
+        threads_add_totals(&wall_quiet, &off);
+    }
+    timer_delete(tm);
+    bench_table_add(t, "preempt_overhead", "bare_signal_1ms", "throughput",
+                    bench_stats_of(ticking, p->repeats), "ops_per_s");
+    bench_table_add(t, "preempt_overhead", "no_signal", "throughput",
+                    bench_stats_of(quiet, p->repeats), "ops_per_s");
+    threads_note_wall_clock(t, "preempt_overhead floor", &wall_ticking, &wall_quiet);
+}
+
 int threads_native_cases(const threads_params *p, bench_table *t)
 {
     measure_pthread_yield(p, t);
     measure_ucontext(p, t);
     measure_pthread_others(p, t);
+    measure_bare_signal(p, t);
     bench_table_add_na(t, "mutex_uncontended", "ucontext", "time", "ns");
     bench_table_add_na(t, "mutex_contended", "ucontext", "time", "ns");
     return 0;

@@ -13,18 +13,12 @@
  *                 counter under a weft_mutex (total checked exactly); time
  *                 per lock/unlock pair, from a start barrier to the last
  *                 thread's end.
- * preempt_overhead  one ULT alone on the worker runs an xorshift loop with
- *                 a 1 ms quantum (`quantum_1ms`) and with preemption off
- *                 (`no_preempt`, weft_set_quantum(0)), switching between the
- *                 two every 20 ms of wall time (the ULT calls
- *                 weft_set_quantum itself; it re-arms the worker's timer at
- *                 once), so that a busy machine hits both alike. One repeat
- *                 is compute_ns of each. Throughput is iterations per CPU
- *                 second of the worker thread (CLOCK_THREAD_CPUTIME_ID): the
- *                 timer signal's kernel and handler time is charged to that
- *                 thread, time taken by other processes is not. On a loaded
- *                 2-CPU machine the wall-clock figure swings by +-10 %, the
- *                 CPU-time one by about 1 %; the wall-clock loss is noted.
+ * preempt_overhead  one ULT alone on the worker runs the compute loop of
+ *                 threads_compute.c with a 1 ms quantum (`quantum_1ms`) and
+ *                 with preemption off (`no_preempt`, weft_set_quantum(0)),
+ *                 in alternating segments (the ULT calls weft_set_quantum
+ *                 itself; it re-arms the worker's timer at once). One repeat
+ *                 is compute_ns of each.
  */
 #include "threads.h"
 
@@ -32,9 +26,7 @@
 #include <time.h>
 #include <weft.h>
 
-#define COMPUTE_CHUNK      4096     /* xorshift steps between clock reads */
 #define PREEMPT_QUANTUM_NS 1000000  /* the quantum_1ms variant */
-#define PREEMPT_SEGMENT_NS 20000000 /* longest run of one variant */
 
 static void die_on(int rc, const char *what)
 {
@@ -194,120 +186,46 @@ static double run_weft_mutex_contended(void *ctx, uint64_t iters)
 
 /* ------------------------------------------------------ preempt overhead */
 
-/* Iterations, wall time and worker CPU time summed over segments. */
-typedef struct compute_totals {
-    double iters, wall_ns, cpu_ns;
-} compute_totals;
-
-typedef struct preempt_run {
-    int64_t segment_ns;     /* wall time of one segment */
-    int pairs;              /* segment pairs (one of each variant) */
-    uint64_t state;         /* xorshift state, carried across segments */
-    compute_totals sliced;  /* quantum_1ms */
-    compute_totals unsliced; /* no_preempt */
-} preempt_run;
-
-/* CPU time of the calling kernel thread: the worker, as there is one. */
-static int64_t worker_cpu_ns(void)
+static void set_quantum(int ticking, void *ctx)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    (void)ctx;
+    die_on(weft_set_quantum(ticking ? PREEMPT_QUANTUM_NS : 0), "weft_set_quantum");
 }
 
-static void compute_segment(preempt_run *pr, int64_t quantum_ns,
-                            compute_totals *tot)
-{
-    uint64_t x = pr->state, n = 0;
-    die_on(weft_set_quantum(quantum_ns), "weft_set_quantum");
-    int64_t cpu0 = worker_cpu_ns(), t0 = bench_now_ns(), now;
-    do {
-        for (int i = 0; i < COMPUTE_CHUNK; i++) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-        }
-        n += COMPUTE_CHUNK;
-        now = bench_now_ns();
-    } while (now - t0 < pr->segment_ns);
-    tot->cpu_ns += (double)(worker_cpu_ns() - cpu0);
-    tot->wall_ns += (double)(now - t0);
-    tot->iters += (double)n;
-    pr->state = x;
-}
+typedef struct preempt_repeats {
+    int64_t compute_ns;
+    int repeats;
+    double sliced[BENCH_REPEATS_MAX], unsliced[BENCH_REPEATS_MAX];
+    compute_totals wall_sliced, wall_unsliced;
+} preempt_repeats;
 
-static void *alternate_segments(void *arg)
+/* In a ULT alone on the worker: every repeat, alternating segments. */
+static void *compute_repeats(void *arg)
 {
-    preempt_run *pr = arg;
-    for (int i = 0; i < pr->pairs; i++) {
-        int sliced_first = i % 2 == 0;
-        compute_segment(pr, sliced_first ? PREEMPT_QUANTUM_NS : 0,
-                        sliced_first ? &pr->sliced : &pr->unsliced);
-        compute_segment(pr, sliced_first ? 0 : PREEMPT_QUANTUM_NS,
-                        sliced_first ? &pr->unsliced : &pr->sliced);
+    preempt_repeats *pr = arg;
+    for (int r = 0; r < pr->repeats; r++) {
+        compute_totals sliced, unsliced;
+        threads_compute_alternating(pr->compute_ns, set_quantum, NULL, &sliced, &unsliced);
+        pr->sliced[r] = threads_per_cpu_second(&sliced);
+        pr->unsliced[r] = threads_per_cpu_second(&unsliced);
+        threads_add_totals(&pr->wall_sliced, &sliced);
+        threads_add_totals(&pr->wall_unsliced, &unsliced);
     }
-    bench_consume(pr->state);
     return NULL;
-}
-
-static void add_totals(compute_totals *sum, const compute_totals *tot)
-{
-    sum->iters += tot->iters;
-    sum->wall_ns += tot->wall_ns;
-    sum->cpu_ns += tot->cpu_ns;
-}
-
-static double per_cpu_second(const compute_totals *tot)
-{
-    return tot->iters * 1e9 / tot->cpu_ns;
-}
-
-static double per_wall_second(const compute_totals *tot)
-{
-    return tot->iters * 1e9 / tot->wall_ns;
-}
-
-/* One repeat: compute_ns of each variant, in alternating segments. */
-static void run_preempt_repeat(const threads_params *p, preempt_run *pr)
-{
-    int64_t segment = p->compute_ns / 4 < PREEMPT_SEGMENT_NS
-                          ? p->compute_ns / 4 : PREEMPT_SEGMENT_NS;
-    *pr = (preempt_run){.segment_ns = segment,
-                        .pairs = (int)(p->compute_ns / segment),
-                        .state = 0x9E3779B97F4A7C15u};
-    join(spawn(alternate_segments, pr));
-}
-
-static void note_wall_clock(bench_table *t, const compute_totals *sliced,
-                            const compute_totals *unsliced)
-{
-    double wall_loss = 1 - per_wall_second(sliced) / per_wall_second(unsliced);
-    double share = (sliced->cpu_ns + unsliced->cpu_ns) /
-                   (sliced->wall_ns + unsliced->wall_ns);
-    bench_table_note(t, "preempt_overhead: iterations per CPU second of the "
-                     "worker; by wall clock the loss was %.2f %% (the worker "
-                     "got %.0f %% of a CPU)", wall_loss * 100, share * 100);
 }
 
 static void measure_preempt_overhead(const threads_params *p, bench_table *t)
 {
-    double sliced[BENCH_REPEATS_MAX], unsliced[BENCH_REPEATS_MAX];
-    compute_totals wall_sliced = {0}, wall_unsliced = {0};
+    static preempt_repeats pr;
     int64_t saved_quantum = weft_get_quantum();
-    for (int r = 0; r < p->repeats; r++) {
-        preempt_run pr;
-        run_preempt_repeat(p, &pr);
-        sliced[r] = per_cpu_second(&pr.sliced);
-        unsliced[r] = per_cpu_second(&pr.unsliced);
-        add_totals(&wall_sliced, &pr.sliced);
-        add_totals(&wall_unsliced, &pr.unsliced);
-    }
+    pr = (preempt_repeats){.compute_ns = p->compute_ns, .repeats = p->repeats};
+    join(spawn(compute_repeats, &pr));
     die_on(weft_set_quantum(saved_quantum), "weft_set_quantum");
     bench_table_add(t, "preempt_overhead", "quantum_1ms", "throughput",
-                    bench_stats_of(sliced, p->repeats), "ops_per_s");
+                    bench_stats_of(pr.sliced, p->repeats), "ops_per_s");
     bench_table_add(t, "preempt_overhead", "no_preempt", "throughput",
-                    bench_stats_of(unsliced, p->repeats), "ops_per_s");
-    note_wall_clock(t, &wall_sliced, &wall_unsliced);
+                    bench_stats_of(pr.unsliced, p->repeats), "ops_per_s");
+    threads_note_wall_clock(t, "preempt_overhead", &pr.wall_sliced, &pr.wall_unsliced);
 }
 
 /* ------------------------------------------------------------ the groups */
