@@ -72,15 +72,21 @@ static int waiter_sleeps(void)
     return 0;
 }
 
+/* Take the lock, start a waiter for it and see it fall asleep. */
+static void hold_with_sleeping_waiter(pthread_t *t)
+{
+    atomic_store(&waiter_tid, 0);
+    atomic_store(&waiter_has_lock, 0);
+    wf_lock(&lock_word);
+    assert_int_equal(pthread_create(t, NULL, take_lock, NULL), 0);
+    assert_true(waiter_sleeps());
+}
+
 static void test_waiter_sleeps_until_release(void **state)
 {
     (void)state;
     pthread_t t;
-    atomic_store(&waiter_tid, 0);
-    atomic_store(&waiter_has_lock, 0);
-    wf_lock(&lock_word);
-    assert_int_equal(pthread_create(&t, NULL, take_lock, NULL), 0);
-    assert_true(waiter_sleeps());
+    hold_with_sleeping_waiter(&t);
     assert_int_equal(atomic_load(&waiter_has_lock), 0);
     wf_unlock(&lock_word);
     assert_int_equal(pthread_join(t, NULL), 0);
@@ -125,11 +131,7 @@ static void test_trylock_keeps_sleepers_mark(void **state)
 {
     (void)state;
     pthread_t t;
-    atomic_store(&waiter_tid, 0);
-    atomic_store(&waiter_has_lock, 0);
-    wf_lock(&lock_word);
-    assert_int_equal(pthread_create(&t, NULL, take_lock, NULL), 0);
-    assert_true(waiter_sleeps());
+    hold_with_sleeping_waiter(&t);
     assert_int_equal(wf_trylock(&lock_word), 0);
     assert_int_equal(__atomic_load_n(&lock_word, __ATOMIC_SEQ_CST), 2);
     wf_unlock(&lock_word);
