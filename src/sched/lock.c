@@ -27,8 +27,17 @@
  * the pause instruction are 0.5-3 us.
  * The cost for the uncontended: the release is an exchange instead of a
  * store (~10 ns more), to learn whether to wake.
+ *
+ * The run queues' raw locks (wf_spin_acquire) keep a plain store as their
+ * release, on the path of every switch, so nobody is woken: a waiter past
+ * its spin naps SPIN_NAP_NS at a time on the lock word instead (a futex
+ * wait that returns at once if the word changed). The nap gives the CPU to
+ * a holder the waiter preempted - a blocker pushing a woken thread onto
+ * the queue of the worker it shares a CPU with - where spinning on would
+ * last until the kernel's tick.
  */
 #include <stdint.h>
+#include <time.h>
 
 #include "sched/sched_internal.h"
 #include "util/cpu.h"
@@ -36,6 +45,7 @@
 enum { LOCK_FREE = 0, LOCK_HELD = 1, LOCK_SLEEPERS = 2 };
 
 #define LOCK_SPINS 128
+#define SPIN_NAP_NS (20 * 1000LL)
 
 static int take_if_free(int *l)
 {
@@ -78,4 +88,18 @@ void wf_unlock(int *l)
     if (__atomic_exchange_n(l, LOCK_FREE, __ATOMIC_RELEASE) == LOCK_SLEEPERS)
         wf_futex_wake((uint32_t *)l, 1);
     wf_rt_leave();
+}
+
+void wf_spin_wait(int *l)
+{
+    for (int i = 0; __atomic_load_n(l, __ATOMIC_RELAXED) != LOCK_FREE; i++) {
+        if (i < LOCK_SPINS) {
+            wf_cpu_relax();
+            continue;
+        }
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int64_t now_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+        wf_futex_wait_until((uint32_t *)l, LOCK_HELD, now_ns + SPIN_NAP_NS);
+    }
 }

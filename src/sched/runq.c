@@ -7,8 +7,10 @@
  * per queue keeps the code short and obviously correct; the lock is held
  * for a handful of instructions. Every caller is already inside a runtime
  * critical section (or is an external thread, which is never preempted by
- * us), so the lock is a raw spin lock and a holder cannot be preempted. A lock-free deque (Chase-Lev)
- * would save ~20 ns per operation but makes priorities awkward.
+ * us), so the lock is a raw spin lock and a holder cannot be preempted by
+ * us (the kernel may deschedule it: a waiter then naps, lock.c). A
+ * lock-free deque (Chase-Lev) would save ~20 ns per operation but makes
+ * priorities awkward.
  *
  * Priorities are strict within a worker: a level is served only when every
  * higher level is empty; FIFO within a level, except that a thread

@@ -157,12 +157,14 @@ static inline void wf_rt_leave_w(wf_worker *w)
         wf_take_deferred_preemption(w);
 }
 
+/* Waits until the raw lock *l looks free: spins, then naps (lock.c). */
+void wf_spin_wait(int *l);
+
 /* Raw spin lock for code already inside a critical section. */
 static inline void wf_spin_acquire(int *l)
 {
     while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(l, __ATOMIC_RELAXED))
-            wf_cpu_relax();
+        wf_spin_wait(l);
 }
 
 static inline void wf_spin_release(int *l)

@@ -11,6 +11,9 @@
  *    exact, and no wake may be lost (a lost one hangs: CTest's limit).
  * 3. wf_trylock on a lock held with sleepers fails and leaves the mark,
  *    so the release still wakes them.
+ * 4. The run queues' raw lock (wf_spin_acquire): a waiter behind a holder
+ *    that does not release naps (is seen in state S), and takes the lock
+ *    once it is released. A waiter that only spins is never asleep.
  */
 #include "test_support.h"
 
@@ -22,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sched/sched.h"
+#include "sched/sched_internal.h"
 
 #define WAIT_LIMIT_MS 10000
 
@@ -61,15 +64,21 @@ static void *take_lock(void *arg)
 }
 
 /* Poll until the waiter sleeps on the marked lock; 1 if it did in time. */
-static int waiter_sleeps(void)
+static int waiter_sleeps_on(int marked_word)
 {
     for (int ms = 0; ms < WAIT_LIMIT_MS; ms++) {
         int tid = atomic_load(&waiter_tid);
-        if (tid && __atomic_load_n(&lock_word, __ATOMIC_SEQ_CST) == 2 && thread_state(tid) == 'S')
+        if (tid && __atomic_load_n(&lock_word, __ATOMIC_SEQ_CST) == marked_word &&
+            thread_state(tid) == 'S')
             return 1;
         sleep_us(1000);
     }
     return 0;
+}
+
+static int waiter_sleeps(void)
+{
+    return waiter_sleeps_on(2);
 }
 
 /* Take the lock, start a waiter for it and see it fall asleep. */
@@ -139,12 +148,39 @@ static void test_trylock_keeps_sleepers_mark(void **state)
     assert_int_equal(atomic_load(&waiter_has_lock), 1);
 }
 
+static void *take_raw_lock(void *arg)
+{
+    (void)arg;
+    atomic_store(&waiter_tid, (int)syscall(SYS_gettid));
+    wf_spin_acquire(&lock_word);
+    atomic_store(&waiter_has_lock, 1);
+    wf_spin_release(&lock_word);
+    return NULL;
+}
+
+static void test_raw_lock_waiter_naps(void **state)
+{
+    (void)state;
+    pthread_t t;
+    atomic_store(&waiter_tid, 0);
+    atomic_store(&waiter_has_lock, 0);
+    wf_spin_acquire(&lock_word);
+    assert_int_equal(pthread_create(&t, NULL, take_raw_lock, NULL), 0);
+    assert_true(waiter_sleeps_on(1));
+    assert_int_equal(atomic_load(&waiter_has_lock), 0);
+    wf_spin_release(&lock_word);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(atomic_load(&waiter_has_lock), 1);
+    assert_int_equal(lock_word, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_waiter_sleeps_until_release),
         cmocka_unit_test(test_exclusive_under_contention),
         cmocka_unit_test(test_trylock_keeps_sleepers_mark),
+        cmocka_unit_test(test_raw_lock_waiter_naps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
