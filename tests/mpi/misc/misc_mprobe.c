@@ -233,12 +233,16 @@ static void competing_receivers(void)
     for (int i = 0; i < NULTS; i++)
         CHECK(weft_thread_create(&ut[i], NULL, receiver, NULL) == 0, "weft_thread_create");
 #endif
-    for (int i = 0; i < NPTHREADS; i++)
-        pthread_join(pt[i], NULL);
+    /* The user-level threads first: main is one too, and pthread_join
+     * would block its worker, leaving a receiver that was preempted
+     * holding a probed message queued there while the pthreads wait for
+     * the stop that only that message's receipt sends. */
 #ifdef WEFT_MPI
     for (int i = 0; i < NULTS; i++)
         CHECK(weft_thread_join(ut[i], NULL) == 0, "weft_thread_join");
 #endif
+    for (int i = 0; i < NPTHREADS; i++)
+        pthread_join(pt[i], NULL);
     pthread_join(snd, NULL);
     for (int i = 0; i < size * NMSG; i++)
         CHECK(seen[i] == 1, "message %d of rank %d received %d times", i % NMSG, i / NMSG,
