@@ -203,6 +203,9 @@ typedef struct weft_sched_stats {
                               section and were delayed to the next safe point */
     uint64_t steals;       /* threads taken from another worker's queue */
     uint64_t idle_sleeps;  /* times a worker slept in the kernel */
+    uint64_t server_yields; /* ticks at which a worker running a ULT gave
+                               its CPU up to the kernel because one of the
+                               I/O server's threads was waiting for events */
 } weft_sched_stats;
 
 /* Fill *st with the counters. Errors: WEFT_EINVAL (st NULL).

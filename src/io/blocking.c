@@ -12,6 +12,8 @@
  * computes. It disengages when no request waits. State word blk_state:
  *   SLEEP --engage (CAS, futex wake)--> ENGAGED --no waiters--> SLEEP
  *   any --unregister--> STOP (the thread exits and is joined).
+ * While ENGAGED it counts as a server thread waiting for the scheduler
+ * (wf_sched_server_waits: busy workers yield at their ticks to let it in).
  * Disengaging stores SLEEP and then re-reads the waiter count; a waiter
  * publishes its request and then reads blk_state to engage: seq_cst on
  * both sides, so one of them always sees the other.
@@ -77,6 +79,7 @@ static void disengage(weft_io_t h)
     if (!__atomic_compare_exchange_n(&h->blk_state, &s, WF_BLK_SLEEP, 0,
                                      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
         return; /* stopping */
+    wf_sched_server_waits(-1);
     __atomic_fetch_add(&wf_io_epoch, 1, __ATOMIC_SEQ_CST);
     if (has_waiters(h))
         wf_io_engage_unwatched(h);
@@ -117,7 +120,8 @@ void wf_io_blocker_stop(weft_io_t h)
 {
     if (!h->blk_started)
         return;
-    __atomic_store_n(&h->blk_state, WF_BLK_STOP, __ATOMIC_SEQ_CST);
+    if (__atomic_exchange_n(&h->blk_state, WF_BLK_STOP, __ATOMIC_SEQ_CST) == WF_BLK_ENGAGED)
+        wf_sched_server_waits(-1);
     wf_futex_wake(&h->blk_state, 1);
     pthread_join(h->blk_thread, NULL);
     h->blk_started = 0;
@@ -130,6 +134,7 @@ void wf_io_engage(weft_io_t h)
         return;
     if (__atomic_compare_exchange_n(&h->blk_state, &s, WF_BLK_ENGAGED, 0,
                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+        wf_sched_server_waits(1);
         wf_io_trace_stamp(&h->tr_engage);
         wf_futex_wake(&h->blk_state, 1);
     }

@@ -232,6 +232,7 @@ int weft_sched_get_stats(weft_sched_stats *st)
         st->deferred += s->deferred;
         st->steals += s->steals;
         st->idle_sleeps += s->idle_sleeps;
+        st->server_yields += s->server_yields;
     }
     return 0;
 }

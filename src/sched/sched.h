@@ -151,6 +151,14 @@ void wf_sched_set_sleep_hook(int (*sleep_until)(int64_t deadline_ns));
  * thing in the thread. */
 void wf_sched_helper_init(void);
 
+/* A server kernel thread of an upper layer (a blocker) starts (+1) or
+ * stops (-1) waiting for events. While any waits, a worker that runs a
+ * ULT gives its kernel thread up (sched_yield) at each tick, so that a
+ * server thread woken on its CPU but not let in by the kernel runs within
+ * a tick, not at the end of the worker's kernel slice (preempt.c).
+ * Context: any. */
+void wf_sched_server_waits(int delta);
+
 /* Runnable ULTs queued anywhere (a racy snapshot). Context: any. */
 int wf_sched_nready(void);
 

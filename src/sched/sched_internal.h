@@ -120,6 +120,7 @@ typedef struct wf_sched {
     int nsleeping;            /* atomic: workers asleep (or about to be) */
     int nthreads;             /* atomic: ULTs alive or unjoined, main excluded */
     uint64_t tick_count;      /* atomic: ticks delivered, all workers */
+    int server_waits;         /* atomic: server threads waiting (preempt.c) */
     uint64_t next_id;         /* atomic */
     int64_t quantum_ns;       /* default slice; 0: preemption off */
     int64_t tick_ns;          /* timer period */
