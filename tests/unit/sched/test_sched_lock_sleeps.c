@@ -53,13 +53,20 @@ static char thread_state(int tid)
     return close_paren && close_paren[1] == ' ' ? close_paren[2] : '?';
 }
 
-static void *take_lock(void *arg)
+/* The waiter: takes the lock once, as wf_lock (arg NULL) or as the run
+ * queues' raw lock (arg non-NULL). */
+static void *take_lock(void *raw)
 {
-    (void)arg;
     atomic_store(&waiter_tid, (int)syscall(SYS_gettid));
-    wf_lock(&lock_word);
+    if (raw)
+        wf_spin_acquire(&lock_word);
+    else
+        wf_lock(&lock_word);
     atomic_store(&waiter_has_lock, 1);
-    wf_unlock(&lock_word);
+    if (raw)
+        wf_spin_release(&lock_word);
+    else
+        wf_unlock(&lock_word);
     return NULL;
 }
 
@@ -148,16 +155,6 @@ static void test_trylock_keeps_sleepers_mark(void **state)
     assert_int_equal(atomic_load(&waiter_has_lock), 1);
 }
 
-static void *take_raw_lock(void *arg)
-{
-    (void)arg;
-    atomic_store(&waiter_tid, (int)syscall(SYS_gettid));
-    wf_spin_acquire(&lock_word);
-    atomic_store(&waiter_has_lock, 1);
-    wf_spin_release(&lock_word);
-    return NULL;
-}
-
 static void test_raw_lock_waiter_naps(void **state)
 {
     (void)state;
@@ -165,7 +162,7 @@ static void test_raw_lock_waiter_naps(void **state)
     atomic_store(&waiter_tid, 0);
     atomic_store(&waiter_has_lock, 0);
     wf_spin_acquire(&lock_word);
-    assert_int_equal(pthread_create(&t, NULL, take_raw_lock, NULL), 0);
+    assert_int_equal(pthread_create(&t, NULL, take_lock, &lock_word), 0);
     assert_true(waiter_sleeps_on(1));
     assert_int_equal(atomic_load(&waiter_has_lock), 0);
     wf_spin_release(&lock_word);
