@@ -20,7 +20,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <unistd.h>
 #include <weft.h>
 
@@ -84,8 +83,7 @@ static void compute_round(void)
 
 static int setup(void **state)
 {
-    setenv("WEFT_WORKERS", "1", 1);
-    if (wt_runtime_setup(state) != 0)
+    if (wt_one_worker_setup(state) != 0)
         return -1;
     return weft_io_set_strategy(WEFT_IO_BLOCKING);
 }
