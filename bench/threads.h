@@ -19,23 +19,21 @@ typedef struct threads_params {
 
 /* ------------------------------------------ preempt_overhead (threads_compute.c) */
 
-/* Iterations, wall time and CPU time summed over compute segments. */
-typedef struct compute_totals {
-    double iters, wall_ns, cpu_ns;
-} compute_totals;
-
 /* Arms (ticking = 1) or disarms (0) the tick under test, at once. */
 typedef void (*threads_set_tick)(int ticking, void *ctx);
 
-/* Computes compute_ns under each setting, in alternating segments on the
- * calling thread; leaves the tick disarmed. */
-void threads_compute_alternating(int64_t compute_ns, threads_set_tick set_tick, void *ctx,
-                                 compute_totals *ticking, compute_totals *quiet);
-void threads_add_totals(compute_totals *sum, const compute_totals *tot);
-double threads_per_cpu_second(const compute_totals *tot);
-/* Notes the wall-clock loss of `what` over all repeats. */
-void threads_note_wall_clock(bench_table *t, const char *what, const compute_totals *ticking,
-                             const compute_totals *quiet);
+/* One tick under test: how to switch it, and the names of its rows. */
+typedef struct threads_tick {
+    threads_set_tick set;
+    void *ctx;
+    const char *ticking, *quiet; /* preempt_overhead variants */
+    const char *what;            /* for the wall-clock note */
+} threads_tick;
+
+/* Runs p->repeats repeats of compute_ns under each setting, in
+ * alternating segments on the calling thread, and adds the two
+ * throughput rows and a wall-clock note to t; leaves the tick disarmed. */
+void threads_measure_tick(const threads_params *p, const threads_tick *tick, bench_table *t);
 
 /* Each adds its rows (and notes) to t; returns 0, or -1 on an error
  * (a message was printed). */

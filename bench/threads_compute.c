@@ -24,6 +24,11 @@
 #define COMPUTE_CHUNK      4096     /* xorshift steps between clock reads */
 #define PREEMPT_SEGMENT_NS 20000000 /* longest run of one setting */
 
+/* Iterations, wall time and CPU time summed over compute segments. */
+typedef struct compute_totals {
+    double iters, wall_ns, cpu_ns;
+} compute_totals;
+
 typedef struct compute_run {
     int64_t segment_ns;  /* wall time of one segment */
     int pairs;           /* segment pairs (one of each setting) */
@@ -60,16 +65,15 @@ static void compute_segment(compute_run *run, int ticking, compute_totals *tot)
     run->state = x;
 }
 
-void threads_compute_alternating(int64_t compute_ns, threads_set_tick set_tick, void *ctx,
-                                 compute_totals *ticking, compute_totals *quiet)
+static void compute_alternating(int64_t compute_ns, const threads_tick *tick,
+                                compute_totals *ticking, compute_totals *quiet)
 {
     int64_t segment = compute_ns / 4 < PREEMPT_SEGMENT_NS ? compute_ns / 4 : PREEMPT_SEGMENT_NS;
     compute_run run = {.segment_ns = segment,
                        .pairs = (int)(compute_ns / segment),
                        .state = 0x9E3779B97F4A7C15u,
-                       .set_tick = set_tick,
-                       .ctx = ctx};
-    *ticking = *quiet = (compute_totals){0};
+                       .set_tick = tick->set,
+                       .ctx = tick->ctx};
     for (int i = 0; i < run.pairs; i++) {
         int ticking_first = i % 2 == 0;
         compute_segment(&run, ticking_first, ticking_first ? ticking : quiet);
@@ -79,24 +83,43 @@ void threads_compute_alternating(int64_t compute_ns, threads_set_tick set_tick, 
     bench_consume(run.state);
 }
 
-void threads_add_totals(compute_totals *sum, const compute_totals *tot)
+static void add_totals(compute_totals *sum, const compute_totals *tot)
 {
     sum->iters += tot->iters;
     sum->wall_ns += tot->wall_ns;
     sum->cpu_ns += tot->cpu_ns;
 }
 
-double threads_per_cpu_second(const compute_totals *tot)
+static double per_cpu_second(const compute_totals *tot)
 {
     return tot->iters * 1e9 / tot->cpu_ns;
 }
 
-void threads_note_wall_clock(bench_table *t, const char *what, const compute_totals *ticking,
-                             const compute_totals *quiet)
+static void note_wall_clock(bench_table *t, const char *what, const compute_totals *ticking,
+                            const compute_totals *quiet)
 {
     double wall_loss = 1 - (ticking->iters / ticking->wall_ns) / (quiet->iters / quiet->wall_ns);
     double share = (ticking->cpu_ns + quiet->cpu_ns) / (ticking->wall_ns + quiet->wall_ns);
     bench_table_note(t, "%s: iterations per CPU second of the computing thread; by wall clock "
                      "the loss was %.2f %% (it got %.0f %% of a CPU)",
                      what, wall_loss * 100, share * 100);
+}
+
+void threads_measure_tick(const threads_params *p, const threads_tick *tick, bench_table *t)
+{
+    double ticking[BENCH_REPEATS_MAX], quiet[BENCH_REPEATS_MAX];
+    compute_totals all_ticking = {0}, all_quiet = {0}; /* summed over repeats */
+    for (int r = 0; r < p->repeats; r++) {
+        compute_totals on = {0}, off = {0};
+        compute_alternating(p->compute_ns, tick, &on, &off);
+        ticking[r] = per_cpu_second(&on);
+        quiet[r] = per_cpu_second(&off);
+        add_totals(&all_ticking, &on);
+        add_totals(&all_quiet, &off);
+    }
+    bench_table_add(t, "preempt_overhead", tick->ticking, "throughput",
+                    bench_stats_of(ticking, p->repeats), "ops_per_s");
+    bench_table_add(t, "preempt_overhead", tick->quiet, "throughput",
+                    bench_stats_of(quiet, p->repeats), "ops_per_s");
+    note_wall_clock(t, tick->what, &all_ticking, &all_quiet);
 }

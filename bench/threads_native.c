@@ -367,23 +367,11 @@ static timer_t thread_timer(void)
 
 static void measure_bare_signal(const threads_params *p, bench_table *t)
 {
-    double ticking[BENCH_REPEATS_MAX], quiet[BENCH_REPEATS_MAX];
-    compute_totals wall_ticking = {0}, wall_quiet = {0};
     timer_t tm = thread_timer();
-    for (int r = 0; r < p->repeats; r++) {
-        compute_totals on, off;
-        threads_compute_alternating(p->compute_ns, arm_bare_tick, &tm, &on, &off);
-        ticking[r] = threads_per_cpu_second(&on);
-        quiet[r] = threads_per_cpu_second(&off);
-        threads_add_totals(&wall_ticking, &on);
-        threads_add_totals(&wall_quiet, &off);
-    }
+    const threads_tick tick = {.set = arm_bare_tick, .ctx = &tm, .ticking = "bare_signal_1ms",
+                               .quiet = "no_signal", .what = "preempt_overhead floor"};
+    threads_measure_tick(p, &tick, t);
     timer_delete(tm);
-    bench_table_add(t, "preempt_overhead", "bare_signal_1ms", "throughput",
-                    bench_stats_of(ticking, p->repeats), "ops_per_s");
-    bench_table_add(t, "preempt_overhead", "no_signal", "throughput",
-                    bench_stats_of(quiet, p->repeats), "ops_per_s");
-    threads_note_wall_clock(t, "preempt_overhead floor", &wall_ticking, &wall_quiet);
 }
 
 int threads_native_cases(const threads_params *p, bench_table *t)

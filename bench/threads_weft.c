@@ -23,7 +23,6 @@
 #include "threads.h"
 
 #include <stdlib.h>
-#include <time.h>
 #include <weft.h>
 
 #define PREEMPT_QUANTUM_NS 1000000  /* the quantum_1ms variant */
@@ -192,40 +191,27 @@ static void set_quantum(int ticking, void *ctx)
     die_on(weft_set_quantum(ticking ? PREEMPT_QUANTUM_NS : 0), "weft_set_quantum");
 }
 
-typedef struct preempt_repeats {
-    int64_t compute_ns;
-    int repeats;
-    double sliced[BENCH_REPEATS_MAX], unsliced[BENCH_REPEATS_MAX];
-    compute_totals wall_sliced, wall_unsliced;
-} preempt_repeats;
+typedef struct preempt_job {
+    const threads_params *p;
+    bench_table *t;
+} preempt_job;
 
-/* In a ULT alone on the worker: every repeat, alternating segments. */
-static void *compute_repeats(void *arg)
+/* In a ULT alone on the worker, which sets its own quantum. */
+static void *measure_in_ult(void *arg)
 {
-    preempt_repeats *pr = arg;
-    for (int r = 0; r < pr->repeats; r++) {
-        compute_totals sliced, unsliced;
-        threads_compute_alternating(pr->compute_ns, set_quantum, NULL, &sliced, &unsliced);
-        pr->sliced[r] = threads_per_cpu_second(&sliced);
-        pr->unsliced[r] = threads_per_cpu_second(&unsliced);
-        threads_add_totals(&pr->wall_sliced, &sliced);
-        threads_add_totals(&pr->wall_unsliced, &unsliced);
-    }
+    const preempt_job *job = arg;
+    const threads_tick tick = {.set = set_quantum, .ticking = "quantum_1ms",
+                               .quiet = "no_preempt", .what = "preempt_overhead"};
+    threads_measure_tick(job->p, &tick, job->t);
     return NULL;
 }
 
 static void measure_preempt_overhead(const threads_params *p, bench_table *t)
 {
-    static preempt_repeats pr;
+    preempt_job job = {p, t};
     int64_t saved_quantum = weft_get_quantum();
-    pr = (preempt_repeats){.compute_ns = p->compute_ns, .repeats = p->repeats};
-    join(spawn(compute_repeats, &pr));
+    join(spawn(measure_in_ult, &job));
     die_on(weft_set_quantum(saved_quantum), "weft_set_quantum");
-    bench_table_add(t, "preempt_overhead", "quantum_1ms", "throughput",
-                    bench_stats_of(pr.sliced, p->repeats), "ops_per_s");
-    bench_table_add(t, "preempt_overhead", "no_preempt", "throughput",
-                    bench_stats_of(pr.unsliced, p->repeats), "ops_per_s");
-    threads_note_wall_clock(t, "preempt_overhead", &pr.wall_sliced, &pr.wall_unsliced);
 }
 
 /* ------------------------------------------------------------ the groups */
