@@ -28,11 +28,11 @@
  * strict FIFO hand-off, 1000 ULTs x 10,000 increments on 2 workers took
  * 10-17 s (one convoy switch per increment); barging takes a fraction of
  * that. A woken waiter that loses the race re-queues at the *head*.
- * Starvation mode: a woken waiter that has waited more than STARVE_NS
+ * Starvation mode: a woken waiter that has waited more than WF_MUTEX_STARVE_NS
  * (1 ms, as Go) sets HANDOFF as it re-queues; from then on each unlock
  * gives the mutex directly to the oldest waiter (LOCKED never drops, so
  * nobody can barge) until the queue empties or a waiter is served within
- * STARVE_NS. So no waiter waits much more than 1 ms behind bargers.
+ * WF_MUTEX_STARVE_NS. So no waiter waits much more than 1 ms behind bargers.
  *
  * Why no wake-up is lost: a waiter sets WAITERS with a CAS that requires
  * LOCKED, under the queue lock, before it queues; an unlocker clears LOCKED
@@ -62,6 +62,7 @@
 #include "sync/sync.h"
 #include "sync/sync_int.h"
 #include "sync/waitq.h"
+#include "util/tuning.h"
 
 #include <stdint.h>
 #include <time.h>
@@ -70,7 +71,6 @@ enum { LOCKED = 1, WAITERS = 2, WAKING = 4, HANDOFF = 8, POSTED = 16 };
 /* Outcomes of wait_turn(); the first two are the wake reasons. */
 enum { WOKEN_TO_RETRY = 0, WOKEN_AS_OWNER = 1, FOUND_FREE = 2 };
 
-#define STARVE_NS 1000000 /* 1 ms: a waiter older than this ends barging */
 #define POSTED_ROUNDS 2   /* runs of posted calls per unlock, when others wait */
 
 /* A blocked locker; w first, so a popped wf_wait converts back. */
@@ -187,7 +187,7 @@ static int announce_waiter(weft_mutex_t *m, int woken, int starving)
  * was free before the caller could sleep. */
 static int wait_turn(weft_mutex_t *m, mutex_waiter *mw, int woken)
 {
-    int starving = woken && now_ns() - mw->since > STARVE_NS;
+    int starving = woken && now_ns() - mw->since > WF_MUTEX_STARVE_NS;
 
     wf_wait_init(&mw->w);
     wf_lock(&m->waiters.lock);
@@ -264,7 +264,7 @@ static void hand_off(weft_mutex_t *m)
     next = (mutex_waiter *)wf_waitq_pop(&m->waiters); /* HANDOFF => queued */
     if (wf_waitq_is_empty(&m->waiters))
         clear_bits(m, WAITERS | HANDOFF);
-    else if (now_ns() - next->since < STARVE_NS)
+    else if (now_ns() - next->since < WF_MUTEX_STARVE_NS)
         clear_bits(m, HANDOFF);
     set_owner(m, next->who);
     wf_unlock(&m->waiters.lock);

@@ -6,7 +6,7 @@
  * system call, async-signal-safe). weft_cpu_now() is CLOCK_PROCESS_CPUTIME_ID,
  * a real system call (~0.3-1 us, summing every thread of the process), so
  * the layer reads it only on the timer service thread, at most every
- * CPU_POLL_MIN_NS (service.c), never on the switch path.
+ * WF_TIMER_CPU_POLL_MIN_NS (service.c), never on the switch path.
  * Rejected: POSIX CPU-time timers (timer_create on a CPU clock). On the
  * 2-vCPU development VMs they never fired (no signal in 10 minutes), so
  * the CPU-time queue is polled instead; see service.c for the precision.

@@ -50,11 +50,9 @@
 #include <stdlib.h>
 
 #include "timer/timer_int.h"
+#include "util/tuning.h"
 
 #define BATCH 32
-#define BUSY_RETRY_NS 20000 /* another context is firing: look again */
-#define EARLY_MIN_NS 5000   /* idle workers wake this much early, at least */
-#define EARLY_MAX_NS 100000 /* ... and at most */
 
 static __thread int in_function __attribute__((tls_model("initial-exec")));
 /* idle_gen at the time this kernel thread was counted idle, or 0 */
@@ -111,7 +109,7 @@ int wf_timer_fire_due(int q)
 
 int64_t wf_timer_busy_retry(void)
 {
-    return weft_now() + BUSY_RETRY_NS;
+    return weft_now() + WF_TIMER_BUSY_RETRY_NS;
 }
 
 static int real_due(void)
@@ -166,7 +164,7 @@ static int hook_idle_poll(void)
 static int64_t early_margin(void)
 {
     int64_t e = 2 * wf_svc_lateness();
-    return e < EARLY_MIN_NS ? EARLY_MIN_NS : e > EARLY_MAX_NS ? EARLY_MAX_NS : e;
+    return e < WF_TIMER_EARLY_MIN_NS ? WF_TIMER_EARLY_MIN_NS : e > WF_TIMER_EARLY_MAX_NS ? WF_TIMER_EARLY_MAX_NS : e;
 }
 
 static int64_t hook_idle_deadline(void)

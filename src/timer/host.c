@@ -42,7 +42,7 @@
  * recently used stack is the warmest); a role with no idle host creates
  * one (weft_thread_create; creation failure leaves the event queued for
  * the next host that frees up). Hosts are joinable; weft_fini (at_fini)
- * stops and joins them all. It waits up to FINI_GRACE_NS for submitted
+ * stops and joins them all. It waits up to WF_TIMER_FINI_GRACE_NS for submitted
  * events to finish and their hosts to park (an event that has just
  * signalled its caller is still finishing), then refuses (WEFT_EBUSY) if
  * one still runs: e.g. blocked for good.
@@ -59,10 +59,9 @@
 #include <stdlib.h>
 
 #include "timer/timer_int.h"
+#include "util/tuning.h"
 
 #define TOLERANT_MAX 32
-#define FINI_GRACE_NS 100000000 /* weft_fini waits this long for hosts */
-#define FINI_POLL_NS 20000
 
 enum { H_NONE = 0, H_SOLO, H_SHARED, H_RUNNER, H_STOP };
 
@@ -372,11 +371,11 @@ void wf_host_maintain(void)
 
 /* ----------------------------------------------------------------- stop */
 
-/* Wait (up to FINI_GRACE_NS) until no work is left and every host is
+/* Wait (up to WF_TIMER_FINI_GRACE_NS) until no work is left and every host is
  * parked; returns with the pool lock held, or WEFT_EBUSY without it. */
 static int wait_quiet(void)
 {
-    int64_t give_up = weft_now() + FINI_GRACE_NS;
+    int64_t give_up = weft_now() + WF_TIMER_FINI_GRACE_NS;
     for (;;) {
         wf_lock(&pool_lock);
         if (nwork == 0 && nidle == nhosts)
@@ -384,7 +383,7 @@ static int wait_quiet(void)
         wf_unlock(&pool_lock);
         if (weft_now() >= give_up)
             return WEFT_EBUSY;
-        weft_sleep(FINI_POLL_NS);
+        weft_sleep(WF_TIMER_FINI_POLL_NS);
     }
 }
 

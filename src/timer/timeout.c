@@ -10,7 +10,7 @@
  * (which also takes the lock) knows for sure whether it removed the node
  * before it fired. A stop that finds it "firing" spins until the firer
  * has finished calling wf_wait_wake_urgent (a few hundred ns; it yields
- * the kernel thread after SPINS_BEFORE_YIELD rounds in case the firer was
+ * the kernel thread after WF_TIMEOUT_SPINS rounds in case the firer was
  * descheduled), because the wait may live on the stack that stop is about
  * to return to. After "fired" the firer touches neither the timeout nor
  * its wait.
@@ -27,8 +27,8 @@
 
 #include "timer/timer_int.h"
 #include "util/cpu.h"
+#include "util/tuning.h"
 
-#define SPINS_BEFORE_YIELD 1000
 
 enum { T_IDLE = 0, T_ARMED, T_FIRING, T_FIRED, T_STOPPED };
 
@@ -81,7 +81,7 @@ void wf_timeout_start(wf_timeout *t, wf_wait *w, int64_t deadline)
 static void wait_while_firing(wf_timeout *t)
 {
     for (int spins = 0; get_state(t) == T_FIRING; spins++) {
-        if (spins >= SPINS_BEFORE_YIELD)
+        if (spins >= WF_TIMEOUT_SPINS)
             sched_yield();
         else
             wf_cpu_relax();
