@@ -5,12 +5,38 @@
  * thread_IO_register; <weft/pm2_io.h> offers the paper's own names);
  * threads then wait with one blocking call (weft_io_wait) that blocks only
  * the calling user-level thread. The server aggregates every waiting
- * request of a handle: one `poll` serves them all. How events are detected
- * - polling at the scheduler's safe points, a blocker kernel thread
- * sitting in `block` (or epoll_wait for sockets), or an adaptive mix - is
- * chosen by the server, never by the caller (see weft_io_strategy).
- * A woken waiter runs at raised priority (WEFT_PRIO_HIGH for its next
- * turn) and, if every worker is busy, preempts a lower-priority thread.
+ * request of a handle: one `poll` serves them all. How events are
+ * detected is chosen by the server, never by the caller
+ * (weft_io_strategy). A woken waiter runs at raised priority
+ * (WEFT_PRIO_HIGH for its next turn) and, if every worker is busy,
+ * preempts a lower-priority thread.
+ *
+ * Who wakes my waiting thread, and when (the default, adaptive strategy):
+ *
+ * | route | who detects            | when                                    | file            |
+ * |-------|------------------------|-----------------------------------------|-----------------|
+ * | 1     | an idle worker         | it spins: polls every class with        | sched/worker.c, |
+ * |       |                        | waiters about every microsecond, for    | io/detect.c,    |
+ * |       |                        | the spin budget (50-500 us, adaptive);  | io/pollset.c    |
+ * |       |                        | then one idle worker sleeps in the poll |                 |
+ * |       |                        | set (every class's fd, the fd waits, an |                 |
+ * |       |                        | interrupt eventfd) and the event wakes  |                 |
+ * |       |                        | it: it runs the waiter itself           |                 |
+ * | 2     | the server thread      | no worker is idle: it sleeps in the     | io/server.c     |
+ * |       |                        | same poll set and, on an event, wakes   |                 |
+ * |       |                        | the waiter urgently (a compute thread   |                 |
+ * |       |                        | is preempted for it)                    |                 |
+ * | 3     | a busy worker          | at a context switch, for classes whose  | io/detect.c     |
+ * |       |                        | polling period is due (frequency 0:     |                 |
+ * |       |                        | every switch)                           |                 |
+ * | -     | the waiting thread     | once, as its wait starts; and any       | io/wait.c       |
+ * |       | or the program         | thread through weft_io_poll (MPI_Test)  |                 |
+ *
+ * A class with a block() callback and no pollfd is detected by a blocker
+ * thread of its own (route 2's kind); a class with neither is polled, on
+ * a timer by route 1's sleeper or route 2 when nobody switches. A message
+ * that lands while every worker computes is detected by route 2 and
+ * preempts a compute thread.
  *
  * Time: deadlines are absolute weft_now() nanoseconds (CLOCK_MONOTONIC);
  * WEFT_FOREVER waits forever, 0 tests once without blocking.
@@ -41,9 +67,11 @@ typedef struct weft_io_params {
      * last group() call saw: oldest first). The server wakes that request's
      * waiter, calls group() and polls again, until -1 or no request is
      * left. Runs at a scheduler safe point (inside a runtime critical
-     * section) or on the server's poller kernel thread; serialised per
-     * handle with group() and with requests being added or removed. Must be
-     * short and must not block, yield, wait or call weft_io_wait. Required. */
+     * section), on an idle worker, or on a server kernel thread;
+     * serialised per handle with group() and with requests being added or
+     * removed. Must be short and must not block, yield, wait or call
+     * weft_io_wait (weft_io_idle_poll says when it may take its time).
+     * Required. */
     int (*poll)(void *ctx);
     /* The set of waiting requests changed (exactly one was added or
      * removed): rebuild whatever poll() needs, typically with
@@ -51,54 +79,39 @@ typedef struct weft_io_params {
      * (a waiter, a detector, weft_io_unregister); serialised like poll(),
      * same restrictions. May be NULL. */
     void (*group)(void *ctx);
-    /* Optional blocking detection, run on the handle's own blocker kernel
-     * thread: wait up to timeout_ms (the server passes a slice of 100 ms;
-     * honour it, unregistering waits for it) for one of the waiting
-     * requests to be ready; return its index as poll() does, or -1. It
-     * runs concurrently with poll() and group() (not under their
-     * serialisation): it must not iterate the requests. Typically it sleeps
-     * on a kernel object (fd, eventfd, futex) and returns -1, and the
-     * server's poll() that follows finds the request; an index it returns
-     * is used only if no request was added or removed meanwhile. */
+    /* Optional: an fd that is readable whenever poll() may find a request
+     * ready (a socket, an epoll fd of several, an eventfd doorbell);
+     * called once, at registration. The server keeps it in its one poll
+     * set while requests wait, so whichever thread sleeps there wakes for
+     * it. Completions that do not show on it (another thread's progress)
+     * are announced with weft_io_kick. The class keeps the fd open until
+     * it is unregistered. NULL, or a result < 0: no fd. */
+    int (*pollfd)(void *ctx);
+    /* Optional, for a class without pollfd: blocking detection, run on the
+     * handle's own blocker kernel thread while requests wait: wait up to
+     * timeout_ms (the server passes a slice of 100 ms; honour it,
+     * unregistering waits for it) for one of the waiting requests to be
+     * ready; return its index as poll() does, or -1. It runs concurrently
+     * with poll() and group() (not under their serialisation): it must not
+     * iterate the requests. Typically it sleeps on a kernel object and
+     * returns -1, and the server's poll() that follows finds the request;
+     * an index it returns is used only if no request was added or removed
+     * meanwhile. Ignored when pollfd gives an fd. */
     int (*block)(void *ctx, int timeout_ms);
-    /* Scheduler ticks between two polls at context switches (each busy
-     * worker ticks every min(1 ms, quantum); ticks of all workers count);
-     * 0 = at every switch. The server adapts the period between
-     * frequency/8 and 8*frequency from recent history (CLAM's SANR rule);
-     * idle workers poll regardless of it, and when no worker switches the
-     * server's poller polls at that period in time (1 tick ~ 1 ms). */
+    /* Scheduler ticks between two polls at context switches (a tick is
+     * min(1 ms, quantum)); 0 = at every switch. The server adapts the
+     * period between frequency/8 and 8*frequency from recent history
+     * (CLAM's SANR rule); idle workers poll regardless of it, and a class
+     * that only polling can detect is polled at that period in time when
+     * nobody switches. */
     unsigned frequency;
     void *ctx; /* passed to the callbacks */
-    /* Optional, with block: make a block() in progress (or the next one)
-     * return at once, typically by writing the eventfd it sleeps on. Any
-     * thread, may run concurrently with block(); must not block. With it,
-     * an idle worker whose spin budget on this class ran out may sleep in
-     * block() itself instead of handing the wait to the blocker thread:
-     * the event then wakes the worker that runs the waiter (one kernel
-     * wake-up instead of two), and the scheduler calls unblock when it has
-     * other work for that worker. Such a block() should leave what it
-     * found for the poll() that follows: its return value is ignored
-     * there. May be NULL (block() then runs on the blocker thread only). */
-    void (*unblock)(void *ctx);
-    /* Optional: make progress as poll() would and test the one request
-     * `arg` of the calling waiter: nonzero if it is ready. A waiter whose
-     * worker has nothing else to run, while no request of any class
-     * waits, calls it in a loop before its request joins the handle's
-     * list, for as long as a waiter polls in place (at most the adaptive
-     * spin budget, and 20 us); only if that ends without the request
-     * ready does the request join the list for poll() to find. A
-     * detection there costs no change of the list, no group() call and
-     * no wake-up. Runs on the waiting thread, in a runtime critical
-     * section (weft_io_idle_poll() says 1), possibly while poll(),
-     * group() or block() run on other threads: it must not iterate the
-     * requests; otherwise the same restrictions as poll(). May be NULL. */
-    int (*test)(void *ctx, void *arg);
 } weft_io_params;
 
 /* Register an event class. Returns its handle, or WEFT_IO_NULL if p is
  * NULL, p->poll is NULL, or memory is short. Starts the runtime if needed.
- * A class with a block callback gets a blocker kernel thread (asleep until
- * needed). Context: ULT or external. Blocks: no. */
+ * A class with a block callback and no pollfd gets a blocker kernel
+ * thread (asleep until needed). Context: ULT or external. Blocks: no. */
 weft_io_t weft_io_register(const weft_io_params *p);
 
 /* Unregister `h` and free it: threads still waiting on it return
@@ -126,7 +139,7 @@ int weft_io_wait_until(weft_io_t h, void *arg, int64_t deadline);
  * are ready. For event classes whose events the program itself can make
  * happen outside any wait (a library's progress function run by a thread
  * that tests instead of waiting): their waiters then need not wait for
- * the next safe point or a blocker thread. Returns how many waiters were
+ * the next safe point or the server's thread. Returns how many waiters were
  * woken: 0 if none is waiting, or if another thread is polling `h` at
  * this moment (that thread finds what is ready). With nobody waiting it
  * costs one atomic load. Errors: WEFT_EINVAL (NULL).
@@ -150,48 +163,37 @@ void *weft_io_request_arg(void *it);
  * WEFT_IO_NULL outside callbacks. Context: any. Blocks: no. */
 weft_io_t weft_io_current(void);
 
-/* 1 while the calling poll() callback runs on an idle worker (nothing else
- * to run there: a poll may take its time, e.g. move a large message whole),
- * 0 at a safe point between two threads (keep it short: the next thread
- * waits) and outside callbacks. Context: any. Blocks: no. */
+/* 1 while the calling poll() callback runs on a thread that has nothing
+ * else to do - an idle worker, or the server's own thread - so a poll may
+ * take its time (move a large message whole) and may wait for a lock the
+ * class itself holds briefly; 0 at a safe point between two threads (keep
+ * it short: the next thread waits) and outside callbacks.
+ * Context: any. Blocks: no. */
 int weft_io_idle_poll(void);
 
-/* From a block() callback: the event that ended this sleep happened at
- * event_ns and block() saw it at seen_ns (both CLOCK_MONOTONIC, ns; e.g.
- * the kernel's receive timestamp of the data, SO_TIMESTAMPNS). The lag is
- * what the sleep cost; where that averages more than the default spin
- * cap (500 us), the adaptive strategy spins up to about twice that long
- * before sleeping again (a busy virtual machine's halted CPU may take
- * milliseconds to wake). The first report per block() call counts;
- * reports outside block(), or for events older than the sleep, are
- * ignored. Context: block() callbacks. Blocks: no. */
-void weft_io_note_wake(int64_t event_ns, int64_t seen_ns);
+/* Something poll() would find ready happened outside the class's pollfd
+ * (another thread's progress completed a request): make sure `h` is
+ * polled soon. Wakes the thread asleep in the server's poll set, if any;
+ * otherwise costs a store and a load (idle workers that spin poll anyway).
+ * NULL is ignored. Context: ULT, external, a callback; not a signal
+ * handler. Blocks: no. */
+void weft_io_kick(weft_io_t h);
 
 /* --------------------------------------------------------------- strategy */
 
 typedef enum weft_io_strategy {
-    /* Default. Poll at switches (at the adapted period) and, intensively,
-     * on idle workers: one idle worker (often the waiter's own, which has
-     * nothing else to run) keeps polling for a spin budget after each wait
-     * starts, then hands the handle over to its blocker thread and sleeps;
-     * when no worker will be idle as a wait starts, the blocker takes over
-     * at once. The budget adapts to recent wait times, between 50 us
-     * (about what a kernel wake-up costs) and WEFT_IO_SPIN_US (default
-     * 500 us; 0: never spin). Where block() reports what its sleeps cost
-     * (weft_io_note_wake) and that averages over 500 us, the floor is
-     * twice that cost less 50 us, which may exceed the default cap (up to
-     * 5 ms) but not a set WEFT_IO_SPIN_US. While the CPUs are
-     * oversubscribed (a spinning worker was found descheduled) nobody
-     * spins: the blocker takes over at once. */
+    /* Default: the three routes tabled above. Idle workers poll, then
+     * sleep in the poll set; the server thread sleeps there while every
+     * worker is busy; busy workers poll at switches. */
     WEFT_IO_ADAPTIVE = 0,
     /* "Enhanced polling" (PM2): poll at switches, on idle workers (for as
-     * long as a wait lasts: one idle worker spins, or, while the CPUs are
-     * oversubscribed, looks again every tick), and from the server's
-     * poller thread when no worker polled for a period; blocker threads
-     * are never used. Burns idle CPU while threads wait. */
+     * long as a wait lasts), and from the server thread on a timer at each
+     * class's period when no worker polled; nothing sleeps on an fd.
+     * Burns idle CPU while threads wait. */
     WEFT_IO_POLLING = 1,
-    /* Passive: a handle with a blocker is detected by it alone, engaged as
-     * each wait starts; handles without one are polled as above. */
+    /* Passive: a class with a passive method (a pollfd, the fd class, a
+     * block()) is detected by the server thread (or its blocker) alone,
+     * engaged as each wait starts; classes without one are polled. */
     WEFT_IO_BLOCKING = 2,
     /* The paper's baseline: each waiter tests its own handle (or fd) and
      * yields, in a loop; the server does nothing. Burns CPU. */
@@ -296,9 +298,10 @@ typedef struct weft_io_stats {
     uint64_t waits;               /* waits started */
     uint64_t polls;               /* poll() calls (epoll_wait calls for fds) */
     uint64_t detected_poll;       /* detections by polling (safe points,
-                                     idle workers, poller, naive waiters,
-                                     waiters' own test() calls) */
-    uint64_t detected_block;      /* detections by a blocker thread */
+                                     spinning workers, timed polls, naive
+                                     waiters, weft_io_poll) */
+    uint64_t detected_block;      /* detections by a thread asleep in the
+                                     poll set, or a blocker thread */
     uint64_t detected_signal;     /* detections by the SIGIO dispatcher
                                      (fds in weft_fd_set_sigio mode) */
     uint64_t detected_immediate;  /* ready on the first test, no block */

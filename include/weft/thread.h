@@ -62,11 +62,10 @@ int weft_worker_id(void);
 
 /* Say whether other processes share this process's CPUs by design (MPI
  * ranks that outnumber the cores, for instance). While `shared` is nonzero,
- * idle workers yield their CPU (sched_yield) between polls and poll for
- * the whole WEFT_IO_SPIN_US before sleeping, as they do for a while on
- * their own after they see another task run on their CPU; 0 (the default)
- * leaves it to that observation. May be called before weft_init.
- * Context: any. Blocks: no. */
+ * a spinning idle worker yields its CPU (sched_yield) between polls, so
+ * that a neighbour about to produce the awaited event runs at once; 0 (the
+ * default) spins with the CPU's pause instruction. May be called before
+ * weft_init. Context: any. Blocks: no. */
 void weft_set_cpus_shared(int shared);
 
 /* ------------------------------------------------------------- priorities */

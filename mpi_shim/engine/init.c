@@ -34,7 +34,7 @@
 #include "engine/coll_impl.h"
 #include "engine/internal.h"
 
-wmpi_engine wmpi_eng = { .lock = WMPI_LOCK_INITIALIZER, .epfd = -1, .wakefd = -1 };
+wmpi_engine wmpi_eng = { .lock = WMPI_LOCK_INITIALIZER };
 wmpi_env wmpi_state;
 
 static int started_weft; /* MPI_Init called weft_init() */
@@ -69,17 +69,15 @@ static int start_runtime(void)
 {
     int err;
 
-    /* Ranks sharing CPUs take turns (sched/latency.c's yields): an idle
-     * poll then reads a large message whole rather than 64 KiB per turn
-     * (it always writes up to 1 MiB: progress.c). Measured on 2 vCPUs,
-     * 4 ranks: 1 MiB allreduce ~1840 -> ~1380 us, 256 KiB allgather ratio
-     * to Open MPI ~1.8 -> ~1.4. Not with a CPU each: there reading 1 MiB
-     * per pass cost 7-10% of streaming bandwidth at 1 MiB. (Binding is
-     * skipped, but the answer still given, if Weft already runs.) */
+    /* Ranks sharing CPUs take turns (a spinning worker yields between
+     * polls): an idle poll then reads a large message whole rather than
+     * 64 KiB per turn (it always writes up to 1 MiB: progress.c); with a
+     * CPU each, reading 1 MiB per pass costs streaming bandwidth
+     * (docs/performance-notes.md). (Binding is skipped, but the answer
+     * still given, if Weft already runs.) */
     int shared = wmpi_bind_local_rank();
 
     wmpi_eng.idle_budget = shared ? WMPI_BUDGET_THREAD : WMPI_BUDGET_POLL;
-    /* Waiting ranks on one CPU take turns at once (sched/latency.c). */
     weft_set_cpus_shared(shared);
     if (weft_is_initialized())
         return 0;

@@ -141,8 +141,9 @@ int wmpi_block(wmpi_waiter *w);
 int wmpi_arrivals_changed(void *seen);
 int wmpi_waiter_ready(const wmpi_waiter *w);
 
-/* Something a blocked thread may wait for happened outside the block
- * callback: wake the blocker thread if it sleeps in epoll_wait. */
+/* Something a blocked thread may wait for happened outside the
+ * transport's fd (weft_io_kick): wake the thread asleep in the I/O
+ * server's poll set, if any. */
 void wmpi_kick(void);
 
 /* Read and write what the transport can (about `budget` bytes per peer
@@ -184,15 +185,11 @@ typedef struct wmpi_engine {
     wmpi_mq **mq;                /* [nmq], by context id */
     uint32_t nmq;
     /* atomic counters read by waiters without the lock */
-    uint64_t gen;                /* bumped by every wmpi_kick */
     uint64_t arrivals;           /* unexpected messages queued (and peers
                                     lost) so far: MPI_Probe waits on it */
     int orphans;                 /* freed or buffered sends in flight */
     /* waiting */
     weft_io_t io;
-    int epfd;                    /* block(): transport fd + wake fd */
-    int wakefd;                  /* eventfd kicked by wmpi_kick */
-    int sleepers;                /* atomic: threads in epoll_wait */
     /* buffered sends (bsend.c) */
     void *battach;
     size_t bsize;

@@ -9,61 +9,45 @@
  * completion for every waiter at once:
  *   group()  (each time the set of waiters changes) copies the waiters
  *            into an array - the paper's request array for MPI_Testany;
- *   poll()   (at scheduler safe points, serialised with group) runs one
- *            short progress pass (64 KiB per peer at most: it runs inside
- *            a runtime critical section; on an idle worker, which
- *            weft_io_idle_poll tells, up to 1 MiB written, and read too
- *            when ranks share CPUs), if nobody else is
- *            running one, and returns the index of a ready waiter: one
- *            progress pass and one scan serve every waiting thread
- *            (aggregation);
- *   block()  (on the server's blocker kernel thread, when polling is not
- *            worth it) sleeps in epoll_wait on the transports' fd and a
- *            wake-up eventfd, then runs progress; the server's poll round
- *            that follows finds who is ready. An idle worker may run it
- *            too, as its sleep (the server's idle_block.c); unblock()
- *            writes the eventfd to pull it out. block() also tells the
- *            server what the sleep cost: the lag from the kernel's
- *            receive timestamp of the data that ended it to its reading
- *            (weft_io_note_wake: where sleeps cost more than the default
- *            spin cap, the adaptive spin budget rises to about twice that);
- *   test()   (a lone waiter, before it joins the set: the server's
- *            wait.c) runs poll()'s progress pass and tests that waiter
- *            only, so a short wait ends without the set changing twice.
- * Completions that happen outside block() (a loopback send from another
- * thread, a completion found by a poll) must wake a sleeping block():
- * wmpi_kick() bumps a generation counter and, if block() sleeps, writes the
- * eventfd. block() does not sleep if the generation moved since the last
- * poll scan (so a completion between that scan and the sleep is not lost):
- * the completer publishes the flag, then the generation (seq_cst), then
- * reads `sleepers`; block() raises `sleepers`, then compares generations.
+ *   poll()   runs one progress pass and returns the index of a ready
+ *            waiter: one progress pass and one scan serve every waiting
+ *            thread (aggregation). At a scheduler safe point the pass is
+ *            short (64 KiB per peer at most: it runs inside a runtime
+ *            critical section) and skipped if another thread holds the
+ *            engine; on a thread with nothing else to do (an idle worker,
+ *            the server's thread: weft_io_idle_poll) it waits for the
+ *            engine and writes up to 1 MiB (reads too, when ranks share
+ *            CPUs);
+ *   pollfd() is the transport's fd, readable when progress has work: the
+ *            server keeps it in its poll set, so whichever thread sleeps
+ *            there (an idle worker, or the server thread while every
+ *            worker computes) wakes when data arrives.
+ * Completions that happen outside the transport's fd (a loopback send
+ * from another thread, a completion found by another thread's progress)
+ * announce themselves with weft_io_kick (wmpi_kick), which wakes the
+ * thread asleep in the poll set.
  *
  * The caller first tries one progress pass and a test itself, so a
  * request that completes at once (an eager send the socket took whole)
  * costs no trip through the server.
  *
  * Rejected: a progress thread (a kernel thread spinning or sleeping on the
- * sockets and waking waiters): it duplicates the I/O server's blocker and
- * loses its adaptive poll-then-block policy and aggregation.
+ * sockets and waking waiters): it duplicates the I/O server's own thread
+ * and loses its adaptive poll-then-sleep policy and aggregation.
  *
  * Invariants: at most one thread runs transport progress (the engine
  * lock); a waiter stays valid while linked in the server's list.
- * Locking: progress runs under the engine lock; poll() only ever tries it
- * (a safe point must not wait); group()/poll() are serialised by the
- * server and own the waiter array; block() takes the engine lock normally
- * (it runs on a kernel thread of its own).
+ * Locking: progress runs under the engine lock; poll() at a safe point
+ * only ever tries it (a safe point must not wait); group()/poll() are
+ * serialised by the server and own the waiter array.
  */
 #include <stdlib.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include "engine/internal.h"
 
 static struct {
     wmpi_waiter **arr; /* group()'s copy of the waiting set */
     int n, cap;
-    uint64_t polled_gen; /* atomic: wmpi_eng.gen at the last poll scan */
 } set;
 
 void wmpi_progress_split_locked(size_t rx_budget, size_t tx_budget)
@@ -77,21 +61,9 @@ void wmpi_progress_locked(size_t budget)
     wmpi_progress_split_locked(budget, budget);
 }
 
-/* Make a sleeping (or the next) block() return. */
-static void write_wakefd(void)
-{
-    uint64_t one = 1;
-
-    if (wmpi_eng.wakefd >= 0 && write(wmpi_eng.wakefd, &one, sizeof one) < 0) {
-        /* the counter is saturated: a wake-up is pending anyway */
-    }
-}
-
 void wmpi_kick(void)
 {
-    __atomic_add_fetch(&wmpi_eng.gen, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&wmpi_eng.sleepers, __ATOMIC_SEQ_CST) > 0)
-        write_wakefd();
+    weft_io_kick(wmpi_eng.io);
 }
 
 /* --------------------------------------------------- the I/O server's side */
@@ -130,119 +102,45 @@ static void poll_progress(void)
         wmpi_progress_locked(WMPI_BUDGET_POLL);
 }
 
-/* One progress pass, unless another thread holds the engine: it makes
- * the progress (a poll must not wait). */
-static void try_poll_progress(void)
+/* One progress pass. At a safe point only if no other thread holds the
+ * engine (it makes the progress: a safe point must not wait); a thread
+ * with nothing else to do waits for it, or a server thread woken by the
+ * transport's fd would find it still readable and spin. */
+static void poll_progress_pass(void)
 {
-    if (wmpi_lock_try_brief(&wmpi_eng.lock)) {
-        poll_progress();
-        wmpi_unlock_engine();
-    }
+    if (weft_io_idle_poll())
+        wmpi_lock_engine();
+    else if (!wmpi_lock_try_brief(&wmpi_eng.lock))
+        return;
+    poll_progress();
+    wmpi_unlock_engine();
 }
 
 static int io_poll(void *ctx)
 {
     (void)ctx;
-    try_poll_progress();
-    __atomic_store_n(&set.polled_gen,
-                     __atomic_load_n(&wmpi_eng.gen, __ATOMIC_SEQ_CST),
-                     __ATOMIC_SEQ_CST);
+    poll_progress_pass();
     for (int i = 0; i < set.n; i++)
         if (wmpi_waiter_ready(set.arr[i]))
             return i;
     return -1;
 }
 
-/* A lone waiter's own test, before it joins the waiting set (the I/O
- * server's test callback): the same progress pass as a poll's, then its
- * own waiter only. */
-static int io_test(void *ctx, void *arg)
+static int io_pollfd(void *ctx)
 {
     (void)ctx;
-    try_poll_progress();
-    return wmpi_waiter_ready(arg);
-}
-
-static void drain_wakefd(void)
-{
-    uint64_t v;
-
-    if (read(wmpi_eng.wakefd, &v, sizeof v) < 0) {
-        /* EAGAIN: nothing to drain */
-    }
-}
-
-/* The receive time of the first data the transport read since the last
- * call (1), or nothing (0); forgets it. Under the engine lock. */
-static int took_arrival(int64_t *arrival_ns, int64_t *seen_ns)
-{
-    return wmpi_eng.tp && wmpi_eng.tops->arrival &&
-           wmpi_eng.tops->arrival(wmpi_eng.tp, arrival_ns, seen_ns);
-}
-
-static int io_block(void *ctx, int timeout_ms)
-{
-    struct epoll_event ev[4];
-    int64_t arrival, seen;
-    int n = 0;
-
-    (void)ctx;
-    if (wmpi_eng.tp && wmpi_eng.tops->arrival_reset) /* what was read before */
-        wmpi_eng.tops->arrival_reset(wmpi_eng.tp);    /* the sleep did not end it */
-    __atomic_add_fetch(&wmpi_eng.sleepers, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&wmpi_eng.gen, __ATOMIC_SEQ_CST) ==
-        __atomic_load_n(&set.polled_gen, __ATOMIC_SEQ_CST))
-        n = epoll_wait(wmpi_eng.epfd, ev, 4, timeout_ms);
-    __atomic_sub_fetch(&wmpi_eng.sleepers, 1, __ATOMIC_SEQ_CST);
-    for (int i = 0; i < n; i++)
-        if (ev[i].data.fd == wmpi_eng.wakefd)
-            drain_wakefd();
-    wmpi_lock_engine();
-    wmpi_progress_locked(WMPI_BUDGET_THREAD);
-    if (took_arrival(&arrival, &seen))
-        weft_io_note_wake(arrival, seen);
-    wmpi_unlock_engine();
-    return -1; /* the server's poll round that follows finds the ready */
-}
-
-/* An idle worker sleeps in block() and the scheduler has other work for
- * it. */
-static void io_unblock(void *ctx)
-{
-    (void)ctx;
-    write_wakefd();
+    return wmpi_eng.tp ? wmpi_eng.tops->pollfd(wmpi_eng.tp) : -1;
 }
 
 /* ------------------------------------------------------------ set-up */
 
-static int watch(int fd)
-{
-    struct epoll_event ev = { .events = EPOLLIN };
-
-    ev.data.fd = fd;
-    return epoll_ctl(wmpi_eng.epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
-}
-
 int wmpi_io_start(void)
 {
     weft_io_params p = { .name = "mpi", .poll = io_poll, .group = io_group,
-                         .block = io_block, .frequency = 0, .unblock = io_unblock,
-                         .test = io_test };
-    int tfd = wmpi_eng.tp ? wmpi_eng.tops->pollfd(wmpi_eng.tp) : -1;
+                         .pollfd = io_pollfd, .frequency = 0 };
 
-    wmpi_eng.epfd = epoll_create1(EPOLL_CLOEXEC);
-    wmpi_eng.wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (wmpi_eng.epfd < 0 || wmpi_eng.wakefd < 0)
-        goto fail;
-    if (watch(wmpi_eng.wakefd) < 0 || (tfd >= 0 && watch(tfd) < 0))
-        goto fail;
     wmpi_eng.io = weft_io_register(&p);
-    if (wmpi_eng.io == WEFT_IO_NULL)
-        goto fail;
-    return 0;
-fail:
-    wmpi_io_stop();
-    return WEFT_ENOMEM;
+    return wmpi_eng.io == WEFT_IO_NULL ? WEFT_ENOMEM : 0;
 }
 
 void wmpi_io_stop(void)
@@ -250,11 +148,6 @@ void wmpi_io_stop(void)
     if (wmpi_eng.io != WEFT_IO_NULL)
         weft_io_unregister(wmpi_eng.io);
     wmpi_eng.io = WEFT_IO_NULL;
-    if (wmpi_eng.epfd >= 0)
-        close(wmpi_eng.epfd);
-    if (wmpi_eng.wakefd >= 0)
-        close(wmpi_eng.wakefd);
-    wmpi_eng.epfd = wmpi_eng.wakefd = -1;
     free(set.arr);
     set.arr = NULL;
     set.n = set.cap = 0;

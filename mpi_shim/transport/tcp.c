@@ -19,10 +19,7 @@
  * with readv() straight into its destination, the second iovec catching
  * the headers behind it into the staging buffer (behind a payload of
  * 64 KiB or more only the next header, so that a large payload after it
- * goes straight to its destination as well). Reads are recvmsg() calls
- * that also collect the kernel's receive timestamp (rx_stamp.h) of the
- * first data read since the engine last asked (arrival(): the engine tells
- * the I/O server what its sleeps cost). A peer's socket is always
+ * goes straight to its destination as well). A peer's socket is always
  * read, whether or not a receive is posted for what arrives: the engine
  * buffers unexpected data. Reading and writing are independent, so two
  * ranks sending each other 64 MiB cannot deadlock (the EARTH lesson).
@@ -71,7 +68,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "transport/rx_stamp.h"
 #include "transport/tcp.h"
 
 #define HDR sizeof(wmpi_hdr)
@@ -229,31 +225,11 @@ static int tcp_send(struct wmpi_transport *t, int peer, wmpi_frame *f)
 
 /* -------------------------------------------------------------- receiving */
 
-/* Apply a pending arrival_reset (under the engine lock). */
-static void take_arrival_reset(struct wmpi_transport *t)
+static ssize_t read_iov(int fd, struct iovec *iov, int n)
 {
-    if (__atomic_load_n(&t->arrival_reset, __ATOMIC_ACQUIRE)) {
-        __atomic_store_n(&t->arrival_reset, 0, __ATOMIC_RELAXED);
-        t->arrived = 0;
-    }
-}
-
-/* recvmsg() into iov; keeps the data's receive time if none is kept. */
-static ssize_t read_stamped(struct wmpi_transport *t, int fd, struct iovec *iov, int n)
-{
-    wmpi_rx_stamp_buf ctl;
     struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)n };
-    ssize_t r;
 
-    take_arrival_reset(t);
-    if (!t->arrived) {
-        msg.msg_control = ctl.buf;
-        msg.msg_controllen = sizeof ctl.buf;
-    }
-    r = sock_recvmsg(fd, &msg, 0);
-    if (r > 0 && !t->arrived)
-        t->arrived = wmpi_rx_stamp_read(&msg, &t->arrival_ns, &t->seen_ns);
-    return r;
+    return sock_recvmsg(fd, &msg, 0);
 }
 
 /* How much of the staging buffer a read may fill behind `direct` bytes
@@ -272,7 +248,7 @@ static size_t staging_room(const tcp_peer *p, size_t direct)
 
 /* One read into the payload's destination and/or the staging buffer;
  * *room says how much it could have taken. */
-static ssize_t rx_read(struct wmpi_transport *t, tcp_peer *p, size_t budget, size_t *room)
+static ssize_t rx_read(tcp_peer *p, size_t budget, size_t *room)
 {
     struct iovec iov[2];
     size_t pending = p->rtail - p->rhead, direct = 0;
@@ -290,7 +266,7 @@ static ssize_t rx_read(struct wmpi_transport *t, tcp_peer *p, size_t budget, siz
     *room = direct + staging_room(p, direct);
     if (*room > direct)
         iov[n++] = (struct iovec){ p->rbuf + p->rtail, *room - direct };
-    r = read_stamped(t, p->fd, iov, n);
+    r = read_iov(p->fd, iov, n);
     if (r > 0) {
         size_t d = (size_t)r < direct ? (size_t)r : direct;
         p->rgot += d;
@@ -353,7 +329,7 @@ static int rx(struct wmpi_transport *t, tcp_peer *p, size_t budget)
 {
     while (p->fd >= 0) {
         size_t room;
-        ssize_t r = rx_read(t, p, budget, &room);
+        ssize_t r = rx_read(p, budget, &room);
 
         if (r == 0) {
             lose(t, p, -ECONNRESET);
@@ -427,23 +403,6 @@ static void tcp_progress(struct wmpi_transport *t, size_t rx_budget, size_t tx_b
 static int tcp_pollfd(struct wmpi_transport *t)
 {
     return t->epfd;
-}
-
-static int tcp_arrival(struct wmpi_transport *t, int64_t *arrival_ns, int64_t *seen_ns)
-{
-    int had;
-
-    take_arrival_reset(t);
-    had = t->arrived;
-    *arrival_ns = t->arrival_ns;
-    *seen_ns = t->seen_ns;
-    t->arrived = 0;
-    return had;
-}
-
-static void tcp_arrival_reset(struct wmpi_transport *t)
-{
-    __atomic_store_n(&t->arrival_reset, 1, __ATOMIC_RELEASE);
 }
 
 static int tcp_reaches(struct wmpi_transport *t, int peer)
@@ -532,7 +491,5 @@ const struct wmpi_transport_ops wmpi_tcp_ops = {
     .send = tcp_send,
     .progress = tcp_progress,
     .pollfd = tcp_pollfd,
-    .arrival = tcp_arrival,
-    .arrival_reset = tcp_arrival_reset,
     .destroy = tcp_destroy,
 };

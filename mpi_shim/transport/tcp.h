@@ -34,12 +34,6 @@ struct wmpi_transport {
     tcp_peer *peers;   /* [size] */
     const wmpi_upcalls *up;
     wmpi_boot *boot;
-    /* the first read since the last arrival() that carried the kernel's
-     * receive timestamp: when its data arrived and when it was read
-     * (CLOCK_MONOTONIC ns) */
-    int arrived;
-    int64_t arrival_ns, seen_ns;
-    int arrival_reset; /* atomic: forget the kept time at the next read */
 };
 
 /* Connect this rank to every other rank of the job (tcp_connect.c):

@@ -53,7 +53,6 @@
 #include <weft/io.h>
 #include <weft/timer.h>
 
-#include "transport/rx_stamp.h"
 #include "transport/tcp.h"
 
 #define MAX_ADDRS 8
@@ -167,9 +166,6 @@ static int finish_socket(int fd)
 
     if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0)
         return -errno;
-    /* Receive timestamps (tcp.c's arrival()): without them the engine only
-     * learns less about what its sleeps cost, so a refusal is no error. */
-    (void)wmpi_rx_stamp_enable(fd);
     return fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ? -errno : 0;
 }
 

@@ -27,8 +27,8 @@
  *    send(), possibly from inside send() itself, after which the transport
  *    no longer touches the frame;
  *  - pollfd() returns an fd that is readable whenever progress() has work
- *    (an epoll fd, an eventfd doorbell): the engine sleeps on it in the I/O
- *    server's block callback;
+ *    (an epoll fd, an eventfd doorbell): the I/O server keeps it in its
+ *    poll set while threads wait for the engine;
  *  - nothing blocks a kernel thread after create().
  * Frames use host byte order: all ranks of a job share one architecture.
  */
@@ -95,16 +95,6 @@ struct wmpi_transport_ops {
     void (*progress)(wmpi_transport *t, size_t rx_budget, size_t tx_budget);
     /* An fd readable when progress() has work; -1 if none. */
     int (*pollfd)(wmpi_transport *t);
-    /* Optional (NULL: cannot tell). Of the data progress() read since the
-     * last call (or arrival_reset), the first that carried a receive time:
-     * returns 1 with when it arrived and when progress() read it
-     * (CLOCK_MONOTONIC ns), or 0 if none; forgets it either way. The
-     * engine reports the lag to the I/O server as what a sleep cost
-     * (weft_io_note_wake). */
-    int (*arrival)(wmpi_transport *t, int64_t *arrival_ns, int64_t *seen_ns);
-    /* With arrival: forget what was read until now. Any thread, without
-     * the engine lock (the engine calls it as it goes to sleep). */
-    void (*arrival_reset)(wmpi_transport *t);
     /* Close every connection and release `t`. */
     void (*destroy)(wmpi_transport *t);
 };

@@ -71,10 +71,8 @@ static int arm_fd(weft_clause *c, wf_io_req *r, weft_io_t fdh)
         return 0; /* the waiter will test it itself */
     if (got == 0) {
         got = wf_io_fd_add(c->fd, r);
-        if (got == 0) {
-            __atomic_store_n(&fdh->last_wait_ns, r->start_ns, __ATOMIC_RELAXED);
+        if (got == 0)
             return 0;
-        }
         if (got == -EPERM) /* not pollable: always ready */
             got = (int)c->events;
     }
@@ -174,7 +172,7 @@ static int block_until(weft_clause *c, arm_rec *reqs, int n, wf_wait *w, int64_t
     wf_timeout_start(&to, w, deadline);
     for (int i = 0; i < n; i++)
         if (owner(&c[i]))
-            wf_io_after_publish(owner(&c[i]));
+            wf_io_cover(owner(&c[i]));
     int reason = wf_wait_block(w, NULL, NULL);
     wf_timeout_stop(&to);
     return reason;

@@ -1,9 +1,10 @@
 /* Waiting on file descriptors and the blocking I/O calls built on it:
  * weft_fd_wait, weft_read/write/recv/send/accept/connect.
  *
- * A wait on an fd is a request of the built-in fd class (backend_epoll.c),
- * detected like any other: at safe points (epoll_wait 0), by idle workers,
- * or by the class's blocker thread sleeping in epoll_wait. The call first
+ * A wait on an fd is a request of the built-in fd class (fdclass.c),
+ * detected like any other (the routes: include/weft/io.h): by idle
+ * workers, by whoever sleeps in the poll set, at busy safe points (once a
+ * tick). The call first
  * tests the fd with poll(2) (timeout 0): an fd already ready never arms a
  * registration or blocks. In naive mode the waiter instead loops on that
  * test and yields (the paper's baseline).
@@ -60,10 +61,9 @@ static int wait_armed(weft_io_t h, int fd, unsigned events, int64_t deadline)
         return (int)events; /* not pollable (a regular file): always ready */
     if (err)
         return err;
-    __atomic_store_n(&h->last_wait_ns, r.start_ns, __ATOMIC_RELAXED);
     wf_timeout to;
     wf_timeout_start(&to, &w, deadline);
-    wf_io_after_publish(h);
+    wf_io_cover(h);
     int reason = wf_wait_block(&w, NULL, NULL);
     wf_timeout_stop(&to);
     if (reason == 0)

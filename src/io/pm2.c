@@ -56,7 +56,7 @@ thread_IO_t weft_pm2_io_register(const thread_IO_registration_t *params)
         .frequency = params->frequency,
         .ctx = c,
     };
-    weft_io_t h = wf_io_register_ops(&p, NULL, free);
+    weft_io_t h = wf_io_register_handle(&p, free, 0);
     if (!h)
         free(c);
     return h;

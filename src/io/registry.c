@@ -3,45 +3,36 @@
  * handle" of callbacks and the request iteration behind
  * WEFT_IO_FOR_EACH_REQUEST.
  *
- * Design. Handles live on one singly linked list (wf_io_registry) that
- * safe points walk under a trylock of wf_io_reg_lock; registering and
- * unregistering are rare and take it with wf_lock. A global counter of
- * waiting requests (wf_io_nwaiting) lets every hook return after one load
- * when nothing waits, so a program that never waits pays a few ns per
- * switch.
- * Rejected: a per-worker copy of the list (RCU-like) - cheaper to read, but
- * unregistering would then need a grace period across workers, and the
- * registry holds a handful of handles (MPI, fds, a few user classes), so
- * contention on one trylock is not a cost worth that machinery.
+ * Design. Handles live on one singly linked list (wf_io_registry). Every
+ * route that polls handles on the server's behalf (idle workers, the poll
+ * set's sleeper, busy safe points) walks it under wf_io_reg_lock (safe
+ * points with a trylock: a busy registry is skipped, never waited for),
+ * and touches a handle only while it is on the list. A global counter of
+ * waiting requests (wf_io_nwaiting) lets every route return after one
+ * load when nothing waits.
+ * Rejected: a per-worker copy of the list (RCU-like) - cheaper to read,
+ * but unregistering would then need a grace period across workers, and
+ * the registry holds a handful of handles (MPI, fds, a few user classes).
  *
- * Unregistering (the only tricky part): the handle leaves the registry
- * (no safe point can reach it any more), a worker asleep in its block()
- * is interrupted and waited for (idle_block.c), its blocker thread is
- * stopped and joined (it may be inside block(), at most one block slice,
- * 100 ms), every waiting request is unlinked and its waiter woken with
- * WEFT_ECANCELED, and the handle is freed once h->users - the waiters still inside a wait on
- * it - drops to zero. Those waiters were just woken, so that wait is short;
- * a ULT unregistering yields meanwhile (they may need its worker).
+ * Unregistering: the handle leaves the registry (no route can reach it any
+ * more) and the poll set, its blocker thread (if any) is stopped and
+ * joined (it may be inside block(), at most one WF_IO_BLOCK_SLICE_MS
+ * slice), every waiting request is unlinked and its waiter woken with
+ * WEFT_ECANCELED, and the handle is freed once h->users - the waiters
+ * still inside a wait on it - drops to zero. Those waiters were just
+ * woken, so that wait is short; a ULT unregistering yields meanwhile.
  *
  * Configuration (environment, read once at the first use of the server):
  *   WEFT_IO_STRATEGY  adaptive (default) | polling | blocking | naive
- *   WEFT_IO_SPIN_US   cap of the adaptive spin budget (how long an idle
- *                     worker polls a wait before handing it to a blocker
- *                     thread; adapt.c), 0..1000000, default 500; 0: never
- *                     spin, hand over at once. Unset, the budget may rise
- *                     above 500 us to the wake-up cost measured here
- *                     (adapt.c); set, it is a hard cap.
  *   WEFT_IO_STATS     1: print every handle's statistics at exit (and a
  *                     handle's own when it is unregistered)
- *   WEFT_IO_TRACE     path prefix: write per-wait wake-path timestamps
- *                     to <prefix>.<pid> at exit (trace.c)
  *
- * The current handle (weft_io_current) is per kernel thread: callbacks run
- * inside a critical section (or on a server kernel thread), so the ULT that
- * set it cannot migrate before it is restored.
+ * The current handle (weft_io_current) and the idle-poll flag are per
+ * kernel thread: callbacks run inside a critical section (or on a server
+ * kernel thread), so the ULT that set them cannot migrate meanwhile.
  *
- * Not handled: fork() without exec. The child inherits the registry and the
- * epoll set (shared with the parent) but none of the server's threads.
+ * Not handled: fork() without exec. The child inherits the registry and
+ * the poll set (shared with the parent) but none of the server's threads.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -53,16 +44,13 @@
 int wf_io_reg_lock;
 struct weft_io *wf_io_registry;
 int wf_io_nwaiting;
-int wf_io_nevery;
-uint32_t wf_io_epoch;
+int wf_io_nblocked;
 int wf_io_stats_on;
 
 static int strategy = WEFT_IO_ADAPTIVE;
-static int64_t spin_ns = 500 * 1000;
-static int spin_explicit; /* WEFT_IO_SPIN_US was set */
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static __thread weft_io_t current;
-__thread int wf_io_idle_polling; /* detect.c's idle_poll is polling */
+static __thread int idle_polling;
 
 /* ------------------------------------------------------------ start-up */
 
@@ -88,31 +76,21 @@ static void read_env(void)
             fprintf(stderr, "weft: WEFT_IO_STRATEGY=\"%s\" is invalid (expected "
                             "adaptive, polling, blocking or naive); using adaptive\n", s);
     }
-    s = getenv("WEFT_IO_SPIN_US");
-    if (s && *s) {
-        char *end;
-        long v = strtol(s, &end, 10);
-        if (*end || v < 0 || v > 1000000)
-            fprintf(stderr, "weft: WEFT_IO_SPIN_US=\"%s\" is invalid (0..1000000)\n", s);
-        else {
-            spin_ns = (int64_t)v * 1000;
-            spin_explicit = 1;
-        }
-    }
     s = getenv("WEFT_IO_STATS");
     if (s && !strcmp(s, "1")) {
         wf_io_stats_on = 1;
         atexit(wf_io_stats_at_exit);
     }
-    wf_io_trace_init();
 }
 
 static void init_once_fn(void)
 {
     read_env();
+    if (wf_io_set_init() != 0)
+        fputs("weft: io: cannot create the poll set; waits are detected by polling\n", stderr);
     if (wf_io_hooks_install() != 0)
         fputs("weft: io: no free scheduler hook slot; safe-point polling is off\n", stderr);
-    wf_io_poller_start();
+    wf_io_server_start();
 }
 
 void wf_io_init(void)
@@ -125,23 +103,12 @@ weft_io_strategy wf_io_strategy(void)
     return (weft_io_strategy)__atomic_load_n(&strategy, __ATOMIC_RELAXED);
 }
 
-int64_t wf_io_spin_ns(void)
-{
-    return spin_ns;
-}
-
-int wf_io_spin_explicit(void)
-{
-    return spin_explicit;
-}
-
 int weft_io_set_strategy(weft_io_strategy s)
 {
     if (s < WEFT_IO_ADAPTIVE || s > WEFT_IO_NAIVE)
         return WEFT_EINVAL;
     wf_io_init();
     __atomic_store_n(&strategy, (int)s, __ATOMIC_SEQ_CST);
-    wf_io_poller_kick();
     return 0;
 }
 
@@ -172,24 +139,35 @@ static void registry_remove(weft_io_t h)
     wf_unlock(&wf_io_reg_lock);
 }
 
-weft_io_t wf_io_register_ops(const weft_io_params *p, const wf_io_ops *ops,
-                             void (*dtor)(void *))
+/* A class's pollfd goes into the poll set; without one, a block()
+ * callback gets a blocker thread; with neither, the class is polled. The
+ * handle is registered first: the set drops events of handles it does
+ * not find in the registry, and one dropped here would leave the fd
+ * disarmed for good. */
+static void attach_detection(weft_io_t h)
+{
+    if (h->fd >= 0 && wf_io_set_add_handle(h) != 0)
+        h->fd = -1;
+    if (h->fd < 0 && h->p.block && wf_io_blocker_start(h) == 0)
+        h->has_blocker = 1;
+}
+
+weft_io_t wf_io_register_handle(const weft_io_params *p, void (*dtor)(void *), int builtin)
 {
     weft_io_t h = calloc(1, sizeof *h);
     if (!h)
         return WEFT_IO_NULL;
-    h->ops = ops ? ops : &wf_io_user_ops;
     h->p = *p;
     h->dtor = dtor;
-    h->wblock = -1;
+    h->builtin = builtin;
+    h->fd = -1;
     snprintf(h->name, sizeof h->name, "%s", p->name ? p->name : "io");
     h->p.name = h->name;
     wf_io_adapt_init(h);
-    /* Without a blocker thread the handle is served by polling only. */
-    int wants_block = ops ? ops->block != NULL : p->block != NULL;
-    if (wants_block && wf_io_blocker_start(h) == 0)
-        h->has_block = 1;
+    if (h->p.pollfd && !builtin)
+        h->fd = h->p.pollfd(h->p.ctx);
     registry_add(h);
+    attach_detection(h);
     return h;
 }
 
@@ -200,7 +178,7 @@ weft_io_t weft_io_register(const weft_io_params *p)
     if (!weft_is_initialized() && weft_init() != 0)
         return WEFT_IO_NULL;
     wf_io_init();
-    return wf_io_register_ops(p, NULL, NULL);
+    return wf_io_register_handle(p, NULL, 0);
 }
 
 /* Unlink every waiting request and wake its waiter with ECANCELED. */
@@ -231,8 +209,10 @@ int weft_io_unregister(weft_io_t h)
     if (!h || h->builtin)
         return WEFT_EINVAL;
     registry_remove(h);
-    wf_io_idle_quiesce(h);
-    wf_io_blocker_stop(h);
+    if (h->fd >= 0)
+        wf_io_set_remove_handle(h);
+    if (h->has_blocker)
+        wf_io_blocker_stop(h);
     cancel_waiters(h);
     wait_for_users(h);
     if (wf_io_stats_on)
@@ -267,9 +247,16 @@ weft_io_t weft_io_current(void)
     return current;
 }
 
+int wf_io_set_idle_polling(int on)
+{
+    int prev = idle_polling;
+    idle_polling = on;
+    return prev;
+}
+
 int weft_io_idle_poll(void)
 {
-    return wf_io_idle_polling;
+    return idle_polling;
 }
 
 void *weft_io_request_first(weft_io_t h)

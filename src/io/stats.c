@@ -71,15 +71,12 @@ void wf_io_stats_print_one(int fd, weft_io_t h)
     weft_io_stats st;
     weft_io_get_stats(h, &st);
     dprintf(fd, "weft io \"%s\": waits %llu, polls %llu, detected: immediate %llu, "
-                "poll %llu, block %llu, signal %llu; timeouts %llu; period %.3f ticks; "
-                "spin %.1f us; sleep cost %.1f us\n",
+                "poll %llu, block %llu, signal %llu; timeouts %llu; period %.3f ticks\n",
             h->name, (unsigned long long)st.waits, (unsigned long long)st.polls,
             (unsigned long long)st.detected_immediate, (unsigned long long)st.detected_poll,
             (unsigned long long)st.detected_block, (unsigned long long)st.detected_signal,
             (unsigned long long)st.timeouts,
-            (double)__atomic_load_n(&h->period_fp, __ATOMIC_RELAXED) / WF_IO_TICK_FP,
-            (double)__atomic_load_n(&h->spin_ns, __ATOMIC_RELAXED) / 1000,
-            (double)__atomic_load_n(&h->wake_ns, __ATOMIC_RELAXED) / 1000);
+            (double)__atomic_load_n(&h->period_fp, __ATOMIC_RELAXED) / WF_IO_TICK_FP);
     dprintf(fd, "  latency (us, upper bounds):");
     for (int i = 0; i < WEFT_IO_HIST_BUCKETS; i++) {
         if (i < WEFT_IO_HIST_BUCKETS - 1)

@@ -1,5 +1,7 @@
-/* The hooks through which upper layers (timers, the I/O server) run at the
- * scheduler's safe points: every switch, idle spinning, idle sleeping.
+/* The hooks through which upper layers (timers, signals, continuations,
+ * the I/O server) run at the scheduler's safe points: every switch, and
+ * an idle worker's polls and sleep deadline. (The I/O server's poll,
+ * where an idle worker also sleeps, has a slot of its own: worker.c.)
  *
  * A small fixed table, written rarely (registration) and read on every
  * switch. Readers take no lock: they read `count` (acquire) and the slots
@@ -73,24 +75,6 @@ int64_t wf_hooks_idle_deadline(void)
             earliest = d;
     }
     return earliest;
-}
-
-/* The first set that offers a sleep of its own takes the worker. */
-int wf_hooks_idle_block(int64_t deadline)
-{
-    int n = __atomic_load_n(&count, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < n; i++)
-        if (table[i]->idle_block && table[i]->idle_block(deadline))
-            return 1;
-    return 0;
-}
-
-void wf_hooks_idle_interrupt(int index)
-{
-    int n = __atomic_load_n(&count, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < n; i++)
-        if (table[i]->idle_interrupt)
-            table[i]->idle_interrupt(index);
 }
 
 /* ------------------------------------------------------ weft_fini hooks */

@@ -15,12 +15,8 @@
  *   WEFT_QUANTUM_US  default time slice in microseconds, 0 = no preemption
  *   WEFT_STACK_SIZE  default stack size in bytes (stack.c)
  *   WEFT_BIND        core (pin workers to cores, default) or none
- *   WEFT_KERNEL_SLICE_US  kernel time slice the server threads ask for,
- *                    workers 3x (default 100, 0: the kernel's default;
- *                    latency.c)
- *   WEFT_SERVER_NICE  how far below the process's nice the server
- *                    threads run, where allowed (default 10, 0: not;
- *                    latency.c)
+ *   WEFT_DISABLE     heuristics to turn off, for A/B measurements
+ *                    (util/tuning.h)
  * A malformed value is an error (WEFT_EINVAL) with a message naming it.
  */
 #include <stdarg.h>
@@ -29,6 +25,7 @@
 #include <string.h>
 
 #include "sched/sched_internal.h"
+#include "util/tuning.h"
 
 wf_sched wf_g = {
     .quantum_ns = 10 * 1000 * 1000,
@@ -95,7 +92,7 @@ static int read_config(int *nworkers)
     if (err > 0)
         wf_g.quantum_ns = quantum_us * 1000;
     *nworkers = (int)workers;
-    if ((err = wf_latency_config()) != 0)
+    if ((err = wf_tuning_init()) != 0)
         return err;
     return read_bind_env();
 }

@@ -24,24 +24,16 @@
  * errno is saved and restored around the handler. SA_RESTART restarts the
  * system calls the tick interrupts (read, write, futex waits...).
  *
- * Letting the server threads in. A blocker woken by a message on a CPU
- * where a worker computes needs the kernel to preempt that worker, and
- * EEVDF may decline: the running task keeps the CPU until it has run its
- * protected slice (RUN_TO_PARITY), and nothing looks again before the
- * kernel's next tick, 4 ms at HZ=250. Traced under bench/mpi_reactivity
- * (10 compute threads): the blocker woken, no preemption, the worker on
- * until the tick - 0.1-0.2 % of echoes took 1-4 ms. So while a server
+ * Letting the server threads in. The I/O server's thread, woken by a
+ * message on a CPU where a worker computes, needs the kernel to preempt
+ * that worker, and EEVDF may decline: the running task keeps the CPU
+ * until it has run its protected slice (RUN_TO_PARITY), and nothing looks
+ * again before the kernel's next tick (4 ms at HZ=250). So while a server
  * thread waits (wf_sched_server_waits), a worker's tick that finds it
- * running a ULT first yields the kernel thread (one system call a ms,
- * ~0.3 us with nobody else runnable): a runnable blocker then gets the
- * CPU within a tick. Measured in alternating launches, 20000 echoes each
- * at N=1 and N=10 (6 pairs): p99.9 0.8-4.2 ms (4 of 6 near 4) -> 0.8-1.1
- * ms, the worst echo 4.4-10.8 -> 2.1-3.2 ms, p99 and median unchanged;
- * osu_like's 8 B and multi-threaded latency unchanged (5 pairs). Without
- * the privilege to raise the server threads' weight (WEFT_SERVER_NICE=0)
- * the gain is larger: echoes over 1 ms 2.5 % -> 0.5 %, p99 2.7-2.9 ms ->
- * 0.9 ms (2 pairs). The yield moves the worker's kernel deadline, not its
- * share of the CPU.
+ * running a ULT first yields its kernel thread (one system call a tick,
+ * ~0.3 us with nobody else runnable): a runnable server thread then gets
+ * the CPU within a tick. The yield moves the worker's kernel deadline,
+ * not its share of the CPU. WEFT_DISABLE=tick-yield turns it off.
  *
  * Time slicing per level (ARIADNE's a_defslice/a_clearslice): a thread at
  * a sliced level is preempted when its slice ends and a thread of the same
@@ -54,10 +46,9 @@
 #include <ucontext.h>
 
 #include "sched/sched_internal.h"
+#include "util/tuning.h"
 
 #define WF_PREEMPT_SIGNAL SIGURG
-#define MAX_TICK_NS 1000000
-#define DEFER_RETRY_NS 200000 /* retry of a deferred kick without ticks */
 
 static struct sigaction old_action;
 
@@ -72,7 +63,7 @@ static int64_t level_quantum(int prio)
 
 static void recompute_tick(void)
 {
-    int64_t tick = wf_g.quantum_ns ? MAX_TICK_NS : 0;
+    int64_t tick = wf_g.quantum_ns ? WF_TICK_MAX_NS : 0;
     for (int p = 0; p < WEFT_NUM_PRIOS; p++) {
         int64_t q = level_quantum(p);
         if (q > 0 && q < tick)
@@ -163,7 +154,7 @@ static void defer(wf_worker *w)
     w->preempt_pending = 1;
     w->stats.deferred++;
     if (wf_g.tick_ns == 0) {
-        struct itimerspec its = { { 0, 0 }, { 0, DEFER_RETRY_NS } };
+        struct itimerspec its = { { 0, 0 }, { 0, WF_DEFER_RETRY_NS } };
         timer_settime(w->timer, 0, &its, NULL);
     }
 }
@@ -192,7 +183,8 @@ void wf_sched_server_waits(int delta)
  * nothing interposed on sched_yield runs in the handler. */
 static void let_server_threads_in(wf_worker *w)
 {
-    if (w->current && __atomic_load_n(&wf_g.server_waits, __ATOMIC_RELAXED) > 0) {
+    if (w->current && __atomic_load_n(&wf_g.server_waits, __ATOMIC_RELAXED) > 0 &&
+        wf_tuning_on(WF_H_TICK_YIELD)) {
         syscall(SYS_sched_yield);
         w->stats.server_yields++;
     }

@@ -2,13 +2,14 @@
  * non-empty levels, so picking the best thread is a find-last-set and a
  * list pop.
  *
- * Design. Each worker owns one queue, guarded by a spin lock (w->rq_lock)
- * because other workers push into it (wake-ups) and steal from it. A lock
- * per queue keeps the code short and obviously correct; the lock is held
- * for a handful of instructions. Every caller is already inside a runtime
- * critical section (or is an external thread, which is never preempted by
- * us), so the lock is a raw spin lock and a holder cannot be preempted by
- * us (the kernel may deschedule it: a waiter then naps, lock.c). A
+ * Design. Each worker owns one queue, guarded by a lock (w->rq_lock, the
+ * runtime's one lock, lock.c) because other workers push into it
+ * (wake-ups) and steal from it. A lock per queue keeps the code short and
+ * obviously correct; the lock is held for a handful of instructions.
+ * Every caller is already inside a runtime critical section (or is an
+ * external thread, which is never preempted by us), so a holder cannot be
+ * preempted by us (the kernel may deschedule it: a waiter then sleeps
+ * until the release, lock.c). A
  * lock-free deque (Chase-Lev) would save ~20 ns per operation but makes
  * priorities awkward.
  *
@@ -79,12 +80,12 @@ static void list_prepend(wf_runq *q, wf_thread *t, int p)
 void wf_runq_push(wf_worker *w, wf_thread *t, int at_head)
 {
     int p = t->queue_prio;
-    wf_spin_acquire(&w->rq_lock);
+    wf_lock_acquire(&w->rq_lock);
     if (at_head)
         list_prepend(&w->rq, t, p);
     else
         list_append(&w->rq, t, p);
-    wf_spin_release(&w->rq_lock);
+    wf_lock_release(&w->rq_lock);
     if (t->bound_worker >= 0)
         __atomic_fetch_add(&wf_g.nready_bound, 1, __ATOMIC_SEQ_CST);
     __atomic_fetch_add(&wf_g.nready, 1, __ATOMIC_SEQ_CST);
@@ -103,12 +104,12 @@ static void account_taken(wf_thread *t)
 static wf_thread *take_best(wf_worker *w, int min_prio, int skip_bound)
 {
     wf_thread *t = NULL;
-    wf_spin_acquire(&w->rq_lock);
+    wf_lock_acquire(&w->rq_lock);
     unsigned mask = w->rq.mask;
     for (int p = highest_level(mask); p >= min_prio && !t; p--)
         if (mask & (1u << p))
             t = list_take(&w->rq, p, skip_bound);
-    wf_spin_release(&w->rq_lock);
+    wf_lock_release(&w->rq_lock);
     if (t)
         account_taken(t);
     return t;
@@ -120,11 +121,11 @@ wf_thread *wf_runq_pop(wf_worker *w, int min_prio)
     if (__atomic_load_n(&w->rq.len, __ATOMIC_RELAXED) == 0)
         return NULL;
     wf_thread *t = NULL;
-    wf_spin_acquire(&w->rq_lock);
+    wf_lock_acquire(&w->rq_lock);
     int p = highest_level(w->rq.mask);
     if (p >= min_prio)
         t = list_take(&w->rq, p, 0);
-    wf_spin_release(&w->rq_lock);
+    wf_lock_release(&w->rq_lock);
     if (t)
         account_taken(t);
     return t;
@@ -135,14 +136,14 @@ wf_thread *wf_runq_swap(wf_worker *w, wf_thread *self, int min_prio)
     if (__atomic_load_n(&w->rq.len, __ATOMIC_RELAXED) == 0)
         return NULL;
     wf_thread *t = NULL;
-    wf_spin_acquire(&w->rq_lock);
+    wf_lock_acquire(&w->rq_lock);
     int p = highest_level(w->rq.mask);
     if (p >= min_prio) {
         t = list_take(&w->rq, p, 0);
         self->queue_prio = self->prio;
         list_append(&w->rq, self, self->prio);
     }
-    wf_spin_release(&w->rq_lock);
+    wf_lock_release(&w->rq_lock);
     if (!t)
         return NULL;
     t->queue_prio = t->prio; /* nready unchanged: one out, one in */
@@ -171,4 +172,9 @@ wf_thread *wf_runq_steal(wf_worker *thief, int min_prio)
 int wf_runq_best_prio(wf_worker *w)
 {
     return highest_level(__atomic_load_n(&w->rq.mask, __ATOMIC_RELAXED));
+}
+
+int wf_sched_nready(void)
+{
+    return __atomic_load_n(&wf_g.nready, __ATOMIC_RELAXED);
 }

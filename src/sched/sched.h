@@ -84,28 +84,20 @@ void wf_sched_set_exit_hook(void (*fn)(wf_thread *t));
 
 /* ------------------------------------------------- hooks for upper layers */
 
-/* Upper layers (timers, the I/O server) plug into the scheduler's safe
- * points through hooks; src/sched never includes them (STYLE.md §1).
- * Every hook runs on a worker inside a critical section: it must not block
- * or switch, and should return in well under a microsecond when idle. */
+/* Upper layers (timers, signals, continuations, the I/O server) plug into
+ * the scheduler's safe points through hooks; src/sched never includes
+ * them (STYLE.md section 1). Every hook runs on a worker inside a critical
+ * section: it must not block or switch, and should return in well under a
+ * microsecond when idle. */
 typedef struct wf_sched_hooks {
     /* At every context switch, on the context that resumes. */
     void (*at_switch)(void);
-    /* While a worker spins idle, before it sleeps. Returns > 0 if it made
-     * something runnable (the worker then looks at its queues again). */
+    /* An idle worker looks for work (worker.c's find_runnable, step 2).
+     * Returns > 0 if it made something runnable. */
     int (*idle_poll)(void);
     /* Absolute CLOCK_MONOTONIC time (ns) an idle worker may sleep until
      * before it must look again; -1 (WEFT_FOREVER) for no limit. */
     int64_t (*idle_deadline)(void);
-    /* Called instead of the futex sleep, right after idle_deadline: sleep
-     * in the upper layer's own kernel wait (e.g. an I/O class's block())
-     * until an event, `deadline` (ns, -1: none) or idle_interrupt; return
-     * 1 if it slept (or tried to), 0 to let the worker sleep on its futex.
-     * May block (it is the worker's sleep); must not switch. */
-    int (*idle_block)(int64_t deadline);
-    /* The scheduler has work for worker `index`, asleep in idle_block:
-     * make that sleep return. Any thread; must not block. */
-    void (*idle_interrupt)(int index);
 } wf_sched_hooks;
 
 /* Register a set of hooks (any member may be NULL); kept until
@@ -113,10 +105,44 @@ typedef struct wf_sched_hooks {
  * struct must stay valid while registered. */
 int wf_sched_add_hooks(const wf_sched_hooks *h);
 void wf_sched_remove_hooks(const wf_sched_hooks *h);
-/* From an idle_block hook: 1 if the calling worker was already woken (its
- * idle_interrupt may have run before the hook published its sleep), so
- * the hook must not sleep. Check after publishing (seq_cst). */
+
+/* The I/O server's one entry into the idle policy (Go's netpoll(delay)
+ * and netpollBreak): an idle worker polls it while it spins and sleeps in
+ * it when it has waiters. */
+typedef struct wf_sched_poller {
+    /* deadline 0: check for events, make their waiters runnable, return.
+     * Else sleep until an event, interrupt() or `deadline` (absolute
+     * CLOCK_MONOTONIC ns; -1: none), then make the waiters runnable.
+     * Returns how many threads it made runnable, or -1 if it has nothing
+     * to wait for or another thread sleeps in it (the worker then sleeps
+     * on its futex). Runs in the idle context, in a critical section. */
+    int (*poll)(int64_t deadline);
+    /* Make a sleeping poll() return soon. Any thread; must not block. */
+    void (*interrupt)(void);
+} wf_sched_poller;
+
+/* Install the poller (NULL: none). The struct must stay valid. */
+void wf_sched_set_poller(const wf_sched_poller *p);
+
+/* 1 while an idle worker spins (it runs the poller's poll(0) about every
+ * microsecond). Context: any. */
+int wf_sched_spinning(void);
+
+/* Workers asleep, or about to sleep (a racy snapshot). Context: any. */
+int wf_sched_idle_workers(void);
+
+/* From the poller's poll(deadline), just before it blocks: 1 if the
+ * calling worker was woken since it announced its sleep (it may have
+ * made a thread runnable on itself, or a waker found it before it
+ * blocked), so it must not block; 0 on other threads. Seq_cst. */
 int wf_sched_idle_woken(void);
+
+/* The idle workers' current spin budget, ns (worker.c). Context: any. */
+int64_t wf_sched_spin_budget(void);
+
+/* 1 if the program said its CPUs are shared (weft_set_cpus_shared): a
+ * spinning worker then yields between polls. Context: any. */
+int wf_sched_cpus_shared(void);
 
 /* Scheduler ticks so far, over all workers (one per tick period per busy
  * worker): the time base for "poll every k ticks". Context: any. */
@@ -135,8 +161,9 @@ int wf_sched_add_fini_hook(int (*fn)(void));
 void wf_sched_remove_fini_hook(int (*fn)(void));
 
 /* Wake one idle worker, if any is asleep, so it runs its hooks again (e.g.
- * a timer earlier than every idle deadline was just armed). */
-void wf_sched_wake_idle(void);
+ * a timer earlier than every idle deadline was just armed). Returns 1 if
+ * it woke one. */
+int wf_sched_wake_idle(void);
 
 /* How a ULT sleeps until an absolute CLOCK_MONOTONIC deadline without
  * holding its worker; the timer layer plugs it in at load time, and the C
@@ -147,31 +174,20 @@ void wf_sched_set_sleep_hook(int (*sleep_until)(int64_t deadline_ns));
 /* Prepare the calling helper kernel thread of an upper layer (a blocker,
  * a poller; not a worker): the CPU set the process had before the workers
  * were pinned, instead of the pin of the worker that created it (topo.c),
- * and the short kernel slice of Weft's threads (latency.c). Call first
+ * and the kernel slice and weight of Weft's server threads (kernel.c). Call first
  * thing in the thread. */
 void wf_sched_helper_init(void);
 
-/* A server kernel thread of an upper layer (a blocker) starts (+1) or
- * stops (-1) waiting for events. While any waits, a worker that runs a
- * ULT gives its kernel thread up (sched_yield) at each tick, so that a
- * server thread woken on its CPU but not let in by the kernel runs within
- * a tick, not at the end of the worker's kernel slice (preempt.c).
- * Context: any. */
+/* A server kernel thread of an upper layer (the I/O server's) starts
+ * (+1) or stops (-1) waiting for events. While any waits, a worker that
+ * runs a ULT gives its kernel thread up (sched_yield) at each tick, so
+ * that a server thread woken on its CPU but not let in by the kernel runs
+ * within a tick, not at the end of the worker's kernel slice (preempt.c;
+ * WEFT_DISABLE=tick-yield turns it off). Context: any. */
 void wf_sched_server_waits(int delta);
 
 /* Runnable ULTs queued anywhere (a racy snapshot). Context: any. */
 int wf_sched_nready(void);
-
-/* 1 while the CPUs are found oversubscribed (an idle worker was
- * descheduled in the middle of a spin, within the last 50 ms): spinning
- * then costs more than sleeping, see latency.c. Context: any. */
-int wf_sched_contended(void);
-
-/* 1 if the program said its CPUs are shared (weft_set_cpus_shared), or
- * the calling kernel thread is a worker whose CPU was found shared with
- * another task within 10 ms before `now` (CLOCK_MONOTONIC ns): its idle
- * spin then yields the CPU between polls (latency.c). Context: any. */
-int wf_sched_cpu_shared(int64_t now);
 
 /* Futex helpers on a 32-bit word: sleep while *addr == val (until the
  * absolute CLOCK_MONOTONIC `deadline_ns`, or forever if < 0); wake n. */

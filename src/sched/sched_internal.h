@@ -8,7 +8,7 @@
  *     the kernel thread of w (including its signal handlers).
  *   - w->in_rt is the "inside the runtime" flag (a nesting depth) that the
  *     preemption handler reads; see switch.c for the token rule.
- * All spin locks are taken inside a runtime critical section.
+ * All locks (lock.c) are taken inside a runtime critical section.
  */
 #ifndef WF_SCHED_INTERNAL_H
 #define WF_SCHED_INTERNAL_H
@@ -93,9 +93,7 @@ typedef struct wf_worker {
     volatile uint64_t ticks_seen; /* handler runs on this kernel thread (eintr.c) */
     int rq_lock;
     wf_runq rq;
-    uint32_t sleep_word;      /* 0 awake, 1 futex, 2 idle_block hook */
-    int64_t shared_until;     /* owner only: yield while spinning until then
-                                 (its CPU is shared, latency.c) */
+    uint32_t sleep_word;      /* 0 awake, 1 on its futex, 2 in the poller */
     int timer_lock;
     int timer_armed;
     timer_t timer;
@@ -158,20 +156,11 @@ static inline void wf_rt_leave_w(wf_worker *w)
         wf_take_deferred_preemption(w);
 }
 
-/* Waits until the raw lock *l looks free: spins, then naps (lock.c). */
-void wf_spin_wait(int *l);
 
-/* Raw spin lock for code already inside a critical section. */
-static inline void wf_spin_acquire(int *l)
-{
-    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-        wf_spin_wait(l);
-}
-
-static inline void wf_spin_release(int *l)
-{
-    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
-}
+/* wf_lock without entering a critical section, for code already inside
+ * one (the run queues; lock.c). */
+void wf_lock_acquire(int *l);
+void wf_lock_release(int *l);
 
 /* runq.c: callers are inside a critical section (or external threads). */
 void wf_runq_push(wf_worker *w, wf_thread *t, int at_head);
@@ -197,8 +186,6 @@ void wf_futex_wait(uint32_t *addr, uint32_t val);
 void wf_hooks_at_switch(void);
 int wf_hooks_idle_poll(void);
 int64_t wf_hooks_idle_deadline(void);
-int wf_hooks_idle_block(int64_t deadline);
-void wf_hooks_idle_interrupt(int index);
 int wf_hooks_at_fini(void);
 
 /* worker.c */
@@ -229,17 +216,9 @@ void wf_preempt_kick_for(wf_worker *target, int prio);
 /* topo.c: the helper threads' CPU set (see wf_sched_helper_init) */
 void wf_sched_helper_affinity(void);
 
-/* latency.c */
-int wf_latency_config(void);          /* WEFT_KERNEL_SLICE_US; 0 or WEFT_EINVAL */
-/* The calling kernel thread's slice: a worker's, or (0) a helper's. */
-void wf_latency_slice_apply(int worker);
-/* A yielding idle worker paused pause_ns between two polls while another
- * task ran on its CPU, and was off its CPU for off_ns at most meanwhile:
- * note contention if the other task's turn was long. */
-void wf_latency_note_off_cpu(int64_t pause_ns, int64_t off_ns);
-/* Another task ran on the worker's CPU while it spun: its idle spin yields
- * the CPU between polls until *shared_until, set to now + SHARED_NS. */
-void wf_latency_note_shared(int64_t *shared_until, int64_t now);
+/* kernel.c: the calling kernel thread's kernel slice, a worker's (1)
+ * or a server thread's (0). */
+void wf_kernel_slice_apply(int worker);
 
 /* safepc.c */
 int wf_safepc_init(void);

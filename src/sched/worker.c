@@ -1,32 +1,50 @@
-/* Workers: the kernel threads that run user-level threads, their idle loop,
- * and how an idle worker sleeps and is woken.
+/* Workers: the kernel threads that run user-level threads, and their idle
+ * policy - what a worker does when it has nothing to run.
  *
  * Worker 0 is the kernel thread that called weft_init(); the others are
  * pthreads started here. Each worker has an idle context on a small stack
- * of its own, where it goes when no thread is runnable. The idle loop:
- *   1. take a thread from the local queue, else steal one (runq.c);
- *   2. else spin briefly (IDLE_SPIN_NS, 20 us, running the upper layers'
- *      idle_poll hooks: a wake-up that comes that fast is served without a
- *      kernel round trip, which costs tens of microseconds across vCPUs;
- *      the I/O server may ask for more through its idle_deadline hook);
- *   3. else disarm the tick timer and sleep on a futex (no CPU burned).
+ * of its own, where it goes when no thread is runnable, and runs
+ * find_runnable() there. That one function is the whole idle policy, in
+ * the order of Go's findRunnable (and of libuv's uv_run and Redis's
+ * aeProcessEvents, whose phases also fit in one function):
+ *   1. run ready work: the local queue, then steal (runq.c);
+ *   2. poll: the upper layers' idle polls (timers, signals,
+ *      continuations) and the I/O server's poll(0), which checks for
+ *      events and makes their waiters runnable;
+ *   3. spin: repeat 1-2 within the spin budget. One worker spins at a
+ *      time: a second would only take a CPU from whoever is about to
+ *      produce the event. Where the program said its CPUs are shared
+ *      (weft_set_cpus_shared: MPI ranks that outnumber the cores), the
+ *      spin yields between polls, so that a neighbour that is about to
+ *      send the awaited message runs at once;
+ *   4. sleep in one kernel wait, until the earliest timer: in the I/O
+ *      server's poll(deadline) - one epoll set that holds every event
+ *      class's fd, so the event itself wakes the worker that will run its
+ *      waiter - if the server has waiters and no other thread sleeps
+ *      there; else on the worker's futex.
+ * The spin budget adapts by CLAM's SANR rule (util/sanr.h) to how long
+ * idle episodes last, between WF_SPIN_MIN_NS (a spin shorter than a
+ * kernel wake-up saves nothing) and WF_SPIN_MAX_NS: after an episode of
+ * length D, "too few" (grow) if the budget S < D <= max, a longer spin
+ * would have caught it; "too many" (shrink) if D <= S/2 or D > max. A
+ * ping-pong settles near twice its typical wait; an idle program pays
+ * one budget per episode. WEFT_DISABLE=spin makes every worker sleep at
+ * once (the A/B switch).
  * The idle loop always holds one critical-section level (see switch.c).
  *
  * Sleep and wake without lost wake-ups (a Dekker pair, both seq_cst):
- *   sleeper: nsleeping++, sleep_word = 1; then re-check nready; sleep while
- *            sleep_word == 1
- *   waker:   nready++ (runq push); then if nsleeping > 0, find a worker with
- *            sleep_word == 1, set it to 0 and wake it.
- * At least one of the two sees the other's store. The nsleeping counter
- * makes the common case (nobody asleep) one load. A thread queued on a
- * busy worker also wakes one sleeping worker, so that it can be stolen.
- * sleep_word says where the worker sleeps: IN_HOOK while the upper layers
- * may put it to sleep in their own kernel wait (idle_block hook: the I/O
- * server runs an event class's block() there, so that the event wakes the
- * worker that runs its waiter - one kernel wake-up instead of a blocker's
- * and then a worker's), IN_FUTEX on the futex. The waker's exchange tells
- * it which: a futex wake or the idle_interrupt hook. A hook that declines
- * moves IN_HOOK to IN_FUTEX by CAS (a failed CAS: already woken).
+ *   sleeper: nsleeping++, sleep_word = IN_POLL; then re-check nready;
+ *            sleep while sleep_word says so
+ *   waker:   nready++ (runq push); then if nsleeping > 0, find a worker
+ *            with sleep_word != AWAKE, exchange it to AWAKE and wake it:
+ *            a futex wake (IN_FUTEX) or the I/O server's interrupt
+ *            (IN_POLL).
+ * At least one of the two sees the other's store. A sleeper whose poll
+ * declines (nothing to wait for, or another thread sleeps in the set)
+ * moves IN_POLL to IN_FUTEX by CAS; a failed CAS means it was woken.
+ * The nsleeping counter makes the common case (nobody asleep) one load. A
+ * thread queued on a busy worker also wakes one sleeping worker, so that
+ * it can be stolen.
  *
  * Shutdown: weft_fini() sets wf_g.shutdown and wakes everyone; a worker
  * with nothing to run then returns to its kernel stack (boot_ctx) and its
@@ -38,45 +56,91 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include "sched/sched_internal.h"
 #include "sched/san.h"
 #include "util/cpu.h"
+#include "util/sanr.h"
+#include "util/tuning.h"
 
-#define IDLE_SPIN_NS (20 * 1000)
 #define IDLE_STACK_SIZE (64 * 1024)
 
-enum { AWAKE = 0, IN_FUTEX = 1, IN_HOOK = 2 };
+enum { AWAKE = 0, IN_FUTEX = 1, IN_POLL = 2 };
 
-static int wake_if_sleeping(wf_worker *w)
+static const wf_sched_poller *poller; /* atomic: the I/O server's entry */
+static int spinner = -1;              /* atomic: the worker that spins, or -1 */
+static int cpus_shared;               /* atomic: weft_set_cpus_shared */
+static struct {
+    int64_t ns;    /* atomic: the spin budget */
+    wf_sanr rule;
+} spin = { WF_SPIN_MIN_NS, { 0, 0 } };
+
+static int64_t now_ns(void)
 {
-    if (!__atomic_load_n(&w->sleep_word, __ATOMIC_SEQ_CST))
-        return 0;
-    uint32_t old = __atomic_exchange_n(&w->sleep_word, AWAKE, __ATOMIC_SEQ_CST);
-    if (old == IN_FUTEX)
-        wf_futex_wake(&w->sleep_word, 1);
-    else if (old == IN_HOOK)
-        wf_hooks_idle_interrupt(w->index);
-    return old != AWAKE;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int shutting_down(void)
+{
+    return __atomic_load_n(&wf_g.shutdown, __ATOMIC_SEQ_CST);
+}
+
+/* ------------------------------------------------- the I/O server's entry */
+
+void wf_sched_set_poller(const wf_sched_poller *p)
+{
+    __atomic_store_n(&poller, p, __ATOMIC_RELEASE);
+}
+
+static const wf_sched_poller *get_poller(void)
+{
+    return __atomic_load_n(&poller, __ATOMIC_ACQUIRE);
+}
+
+int wf_sched_spinning(void)
+{
+    return __atomic_load_n(&spinner, __ATOMIC_SEQ_CST) >= 0;
+}
+
+int wf_sched_idle_workers(void)
+{
+    return __atomic_load_n(&wf_g.nsleeping, __ATOMIC_SEQ_CST);
 }
 
 int wf_sched_idle_woken(void)
 {
     wf_worker *w = wf_worker_self();
-    return !w || __atomic_load_n(&w->sleep_word, __ATOMIC_SEQ_CST) == AWAKE;
+    return w && __atomic_load_n(&w->sleep_word, __ATOMIC_SEQ_CST) != IN_POLL;
 }
 
-void wf_kernel_stack_bounds(void **lo, size_t *size)
+void weft_set_cpus_shared(int shared)
 {
-    pthread_attr_t attr;
-    *lo = NULL;
-    *size = 0;
-    if (pthread_getattr_np(pthread_self(), &attr) != 0)
-        return;
-    pthread_attr_getstack(&attr, lo, size);
-    pthread_attr_destroy(&attr);
+    __atomic_store_n(&cpus_shared, shared != 0, __ATOMIC_RELAXED);
+}
+
+int wf_sched_cpus_shared(void)
+{
+    return __atomic_load_n(&cpus_shared, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------- waking workers */
+
+/* A worker that makes a thread runnable on itself from inside its own
+ * poll (it detected the thread's event) is not asleep: no interrupt. */
+static int wake_if_sleeping(wf_worker *w)
+{
+    if (!__atomic_load_n(&w->sleep_word, __ATOMIC_SEQ_CST))
+        return 0;
+    uint32_t old = __atomic_exchange_n(&w->sleep_word, AWAKE, __ATOMIC_SEQ_CST);
+    const wf_sched_poller *p = get_poller();
+    if (old == IN_FUTEX)
+        wf_futex_wake(&w->sleep_word, 1);
+    else if (old == IN_POLL && p && w != wf_worker_self())
+        p->interrupt();
+    return old != AWAKE;
 }
 
 void wf_worker_notify(wf_worker *target, int stealable)
@@ -90,6 +154,16 @@ void wf_worker_notify(wf_worker *target, int stealable)
             return;
 }
 
+int wf_sched_wake_idle(void)
+{
+    for (int i = 0; i < wf_g.nworkers; i++)
+        if (wake_if_sleeping(wf_g.workers[i]))
+            return 1;
+    return 0;
+}
+
+/* ----------------------------------------------------- the idle policy */
+
 static int work_visible(wf_worker *w)
 {
     int ready = __atomic_load_n(&wf_g.nready, __ATOMIC_SEQ_CST);
@@ -98,27 +172,96 @@ static int work_visible(wf_worker *w)
             ready > __atomic_load_n(&wf_g.nready_bound, __ATOMIC_SEQ_CST));
 }
 
-/* The futex sleep, unless a waker got in first (IN_HOOK already gone). */
+static wf_thread *take_work(wf_worker *w)
+{
+    return work_visible(w) ? wf_pick_next(w, 0) : NULL;
+}
+
+/* The upper layers' idle polls and the I/O server's poll(0); > 0 if they
+ * made a thread runnable. */
+static int poll_round(void)
+{
+    const wf_sched_poller *p = get_poller();
+    int found = wf_hooks_idle_poll();
+    return found + (p && p->poll(0) > 0);
+}
+
+static int claim_spin(wf_worker *w)
+{
+    int none = -1;
+    return wf_tuning_on(WF_H_SPIN) &&
+           __atomic_compare_exchange_n(&spinner, &none, w->index, 0, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_SEQ_CST);
+}
+
+static void release_spin(wf_worker *w)
+{
+    int me = w->index;
+    __atomic_compare_exchange_n(&spinner, &me, -1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+static void spin_pause(void)
+{
+    if (wf_sched_cpus_shared() && wf_tuning_on(WF_H_SHARED_YIELD))
+        sched_yield();
+    else
+        wf_cpu_relax();
+}
+
+/* CLAM's SANR rule on the length of an idle episode that ended in work. */
+static void spin_learn(int64_t idle_ns)
+{
+    int64_t s = __atomic_load_n(&spin.ns, __ATOMIC_RELAXED);
+    int few = idle_ns > s && idle_ns <= WF_SPIN_MAX_NS;
+    int many = idle_ns <= s / 2 || idle_ns > WF_SPIN_MAX_NS;
+    s = wf_sanr_step(&spin.rule, s, few, many, WF_SPIN_MIN_NS, WF_SPIN_MAX_NS);
+    __atomic_store_n(&spin.ns, s, __ATOMIC_RELAXED);
+}
+
+int64_t wf_sched_spin_budget(void)
+{
+    return __atomic_load_n(&spin.ns, __ATOMIC_RELAXED);
+}
+
+/* Steps 1 and 2: WF_SPIN_ROUNDS times while spinning, else once. */
+static wf_thread *poll_for_work(wf_worker *w, int spinning)
+{
+    for (int i = 0; i < (spinning ? WF_SPIN_ROUNDS : 1); i++) {
+        wf_thread *t = take_work(w);
+        if (t || (poll_round() > 0 && (t = take_work(w))))
+            return t;
+        if (shutting_down())
+            return NULL;
+        spin_pause();
+    }
+    return NULL;
+}
+
+/* The futex sleep, unless a waker got in first (IN_POLL already gone). */
 static void futex_sleep(wf_worker *w, int64_t deadline)
 {
-    uint32_t s = IN_HOOK;
+    uint32_t s = IN_POLL;
     if (__atomic_compare_exchange_n(&w->sleep_word, &s, IN_FUTEX, 0, __ATOMIC_SEQ_CST,
                                     __ATOMIC_SEQ_CST))
         wf_futex_wait_until(&w->sleep_word, IN_FUTEX, deadline);
 }
 
-/* Sleep until woken or until the hooks' deadline (in an upper layer's
- * idle_block, else one futex wait: a spurious or timed-out return just
- * sends the worker round its loop). */
-static void idle_sleep(wf_worker *w)
+/* Step 4: sleep until woken, an event or the earliest timer (read after
+ * the sleep is announced: a timer armed meanwhile wakes us). In the I/O
+ * server's poll set if it has something to wait for and no worker spins
+ * (the spinner polls the same events; a sleeper beside it would be woken
+ * by them for nothing), else on the futex. A timer already due (the timer
+ * layer wakes workers early and lets them poll the rest) is no sleep. */
+static void sleep_until_event(wf_worker *w)
 {
+    const wf_sched_poller *p = get_poller();
     wf_timer_disarm(w);
     __atomic_fetch_add(&wf_g.nsleeping, 1, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&w->sleep_word, IN_HOOK, __ATOMIC_SEQ_CST);
-    if (!work_visible(w) && !__atomic_load_n(&wf_g.shutdown, __ATOMIC_SEQ_CST)) {
+    __atomic_store_n(&w->sleep_word, IN_POLL, __ATOMIC_SEQ_CST);
+    int64_t deadline = wf_hooks_idle_deadline();
+    if (!work_visible(w) && !shutting_down() && (deadline < 0 || deadline > now_ns())) {
         w->stats.idle_sleeps++;
-        int64_t deadline = wf_hooks_idle_deadline();
-        if (!wf_hooks_idle_block(deadline))
+        if (!p || wf_sched_spinning() || p->poll(deadline) < 0)
             futex_sleep(w, deadline);
     }
     __atomic_store_n(&w->sleep_word, AWAKE, __ATOMIC_SEQ_CST);
@@ -126,100 +269,30 @@ static void idle_sleep(wf_worker *w)
     wf_timer_arm(w);
 }
 
-void wf_sched_wake_idle(void)
+/* The idle policy (the head comment's steps 1-4). Returns NULL only when
+ * the runtime shuts down. */
+static wf_thread *find_runnable(wf_worker *w)
 {
-    for (int i = 0; i < wf_g.nworkers; i++)
-        if (wake_if_sleeping(wf_g.workers[i]))
-            return;
-}
-
-static int64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Spin for IDLE_SPIN_NS of wall time, not a number of rounds: a round that
- * runs the hooks may cost a system call (an epoll_wait(0) poll), and two
- * thousand of those would burn milliseconds of a CPU that another process,
- * about to send us the very event we wait for, may need.
- * Sharing the CPU (latency.c): a pause of OFF_GAP_NS or more between two
- * polls means the worker may have been off its CPU; if its involuntary
- * context switches went up meanwhile, another task ran there, and the
- * spin yields between polls for a while. A pause without a switch is the
- * hypervisor taking the whole virtual CPU, or interrupts: no task here
- * wanted the CPU, and yielding or sleeping would give it to nobody. While
- * yielding, a neighbour that kept the CPU for a long turn computes: the
- * CPUs are contended, and idle workers sleep instead of spinning (how
- * long a turn is: latency.c, wf_latency_note_off_cpu). */
-#define OFF_GAP_NS (5 * 1000)
-
-typedef struct cpu_sample {
-    long switches;  /* involuntary context switches */
-    int64_t cpu_ns; /* CPU time used */
-    int64_t at_ns;  /* when (monotonic) */
-} cpu_sample;
-
-static cpu_sample sample_cpu(int64_t now)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_THREAD, &ru);
-    int64_t us = (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
-                 ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
-    return (cpu_sample){ ru.ru_nivcsw, us * 1000, now };
-}
-
-/* After a round whose longest pause between polls was `pause`, ending at
- * `now`. The time off the CPU since the last sample bounds the turn any
- * neighbour can have taken in that pause. */
-static void note_pause(wf_worker *w, cpu_sample *last, int yielding, int64_t pause, int64_t now)
-{
-    cpu_sample s = sample_cpu(now);
-    int64_t off = (now - last->at_ns) - (s.cpu_ns - last->cpu_ns);
-    int switched = s.switches != last->switches;
-    *last = s;
-    if (!switched)
-        return;
-    wf_latency_note_shared(&w->shared_until, now);
-    if (yielding)
-        wf_latency_note_off_cpu(pause, off);
-}
-
-/* Work there at once (a thread woken as another finished: create + join)
- * is taken before any clock read or getrusage call, which were half of
- * such a round trip's 1.1 us. */
-static wf_thread *find_work(wf_worker *w)
-{
-    wf_thread *ready = work_visible(w) ? wf_pick_next(w, 0) : NULL;
-    if (ready)
-        return ready;
-    int64_t last = monotonic_ns(), until = last + IDLE_SPIN_NS;
-    cpu_sample sample = sample_cpu(last);
-    for (;;) {
-        int yield = wf_sched_cpu_shared(last);
-        int64_t longest = 0;
-        wf_thread *t = NULL;
-        for (int i = 0; i < 16 && !t; i++) {
-            if (work_visible(w) || wf_hooks_idle_poll() > 0)
-                t = wf_pick_next(w, 0);
-            if (!t && __atomic_load_n(&wf_g.shutdown, __ATOMIC_RELAXED))
-                return NULL;
-            if (!t && yield)
-                sched_yield();
-            else if (!t)
-                wf_cpu_relax();
-            int64_t now = monotonic_ns();
-            longest = now - last > longest ? now - last : longest;
-            last = now;
-        }
-        if (longest >= OFF_GAP_NS)
-            note_pause(w, &sample, yield, longest, last);
-        if (t)
-            return t;
-        if (last >= until || wf_sched_contended())
-            return NULL;
+    wf_thread *t = take_work(w); /* work already there: no clock read */
+    if (t)
+        return t;
+    int64_t start = now_ns();
+    int spinning = claim_spin(w);
+    while (!(t = poll_for_work(w, spinning))) {
+        if (shutting_down() && !work_visible(w))
+            break;
+        if (spinning && now_ns() - start < wf_sched_spin_budget())
+            continue;
+        if (spinning)
+            release_spin(w);
+        spinning = 0;
+        sleep_until_event(w);
     }
+    if (spinning)
+        release_spin(w);
+    if (t)
+        spin_learn(now_ns() - start);
+    return t;
 }
 
 void wf_idle_loop(void *arg)
@@ -227,19 +300,23 @@ void wf_idle_loop(void *arg)
     wf_worker *w = arg;
     wf_san_switch_finish(NULL);
     wf_run_post_switch(w); /* first entry: from a thread leaving worker 0 */
-    for (;;) {
-        wf_thread *t = find_work(w);
-        if (t) {
-            wf_switch(w, NULL, t, NULL, NULL);
-            continue;
-        }
-        if (__atomic_load_n(&wf_g.shutdown, __ATOMIC_SEQ_CST) && !work_visible(w))
-            break;
-        idle_sleep(w);
-    }
+    wf_thread *t;
+    while ((t = find_runnable(w)) != NULL)
+        wf_switch(w, NULL, t, NULL, NULL);
     wf_san_switch_start(NULL, w->boot_lo, w->boot_size);
     wf_ctx_switch(&w->idle_ctx, &w->boot_ctx);
     wf_fatal("sched: idle loop resumed after shutdown");
+}
+
+void wf_kernel_stack_bounds(void **lo, size_t *size)
+{
+    pthread_attr_t attr;
+    *lo = NULL;
+    *size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return;
+    pthread_attr_getstack(&attr, lo, size);
+    pthread_attr_destroy(&attr);
 }
 
 /* --------------------------------------------------------- start / stop */
@@ -248,7 +325,7 @@ static int worker_prepare(wf_worker *w)
 {
     w->tid = (pid_t)syscall(SYS_gettid);
     prctl(PR_SET_TIMERSLACK, 1UL); /* precise futex/epoll timeouts when idle */
-    wf_latency_slice_apply(1);
+    wf_kernel_slice_apply(1);
     wf_kernel_stack_bounds(&w->boot_lo, &w->boot_size);
     wf_worker_set_self(w);
     wf_topology_bind(w->index);

@@ -11,9 +11,10 @@
  *    exact, and no wake may be lost (a lost one hangs: CTest's limit).
  * 3. wf_trylock on a lock held with sleepers fails and leaves the mark,
  *    so the release still wakes them.
- * 4. The run queues' raw lock (wf_spin_acquire): a waiter behind a holder
- *    that does not release naps (is seen in state S), and takes the lock
- *    once it is released. A waiter that only spins is never asleep.
+ * 4. The same lock without the critical section (wf_lock_acquire, the run
+ *    queues'): a waiter behind a holder that does not release sleeps the
+ *    same way (state S, the word marked 2), and takes the lock once it is
+ *    released.
  */
 #include "test_support.h"
 
@@ -53,18 +54,18 @@ static char thread_state(int tid)
     return close_paren && close_paren[1] == ' ' ? close_paren[2] : '?';
 }
 
-/* The waiter: takes the lock once, as wf_lock (arg NULL) or as the run
- * queues' raw lock (arg non-NULL). */
+/* The waiter: takes the lock once, with wf_lock (arg NULL) or with
+ * wf_lock_acquire (arg non-NULL). */
 static void *take_lock(void *raw)
 {
     atomic_store(&waiter_tid, (int)syscall(SYS_gettid));
     if (raw)
-        wf_spin_acquire(&lock_word);
+        wf_lock_acquire(&lock_word);
     else
         wf_lock(&lock_word);
     atomic_store(&waiter_has_lock, 1);
     if (raw)
-        wf_spin_release(&lock_word);
+        wf_lock_release(&lock_word);
     else
         wf_unlock(&lock_word);
     return NULL;
@@ -155,17 +156,17 @@ static void test_trylock_keeps_sleepers_mark(void **state)
     assert_int_equal(atomic_load(&waiter_has_lock), 1);
 }
 
-static void test_raw_lock_waiter_naps(void **state)
+static void test_acquire_waiter_sleeps(void **state)
 {
     (void)state;
     pthread_t t;
     atomic_store(&waiter_tid, 0);
     atomic_store(&waiter_has_lock, 0);
-    wf_spin_acquire(&lock_word);
+    wf_lock_acquire(&lock_word);
     assert_int_equal(pthread_create(&t, NULL, take_lock, &lock_word), 0);
-    assert_true(waiter_sleeps_on(1));
+    assert_true(waiter_sleeps_on(2));
     assert_int_equal(atomic_load(&waiter_has_lock), 0);
-    wf_spin_release(&lock_word);
+    wf_lock_release(&lock_word);
     assert_int_equal(pthread_join(t, NULL), 0);
     assert_int_equal(atomic_load(&waiter_has_lock), 1);
     assert_int_equal(lock_word, 0);
@@ -177,7 +178,7 @@ int main(void)
         cmocka_unit_test(test_waiter_sleeps_until_release),
         cmocka_unit_test(test_exclusive_under_contention),
         cmocka_unit_test(test_trylock_keeps_sleepers_mark),
-        cmocka_unit_test(test_raw_lock_waiter_naps),
+        cmocka_unit_test(test_acquire_waiter_sleeps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

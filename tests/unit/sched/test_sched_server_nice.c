@@ -1,8 +1,8 @@
-/* The server threads' weight (sched/latency.c): a blocker kernel thread
- * runs WEFT_SERVER_NICE (default 10) below the process's nice value where
+/* The server threads' weight (sched/kernel.c): a blocker kernel thread
+ * runs 10 below the process's nice value where
  * the process may raise a priority, and at the process's nice where it may
- * not; WEFT_SERVER_NICE=0 leaves it at the process's nice; a malformed
- * value makes weft_init fail with WEFT_EINVAL. Whether this process may
+ * not; WEFT_DISABLE=server-nice leaves it at the process's nice; an
+ * unknown name in WEFT_DISABLE makes weft_init fail with WEFT_EINVAL. Whether this process may
  * raise a priority (root, CAP_SYS_NICE, RLIMIT_NICE) is probed the same
  * way: a scratch pthread tries it on itself. The blocking strategy makes
  * every wait engage the blocker, so the test knows when it has started.
@@ -117,11 +117,11 @@ static int blocker_nice(void)
 static void a_malformed_value_is_refused(void **state)
 {
     (void)state;
-    setenv("WEFT_SERVER_NICE", "ten", 1);
+    setenv("WEFT_DISABLE", "server-niceness", 1);
     assert_int_equal(weft_init(), WEFT_EINVAL);
-    setenv("WEFT_SERVER_NICE", "40", 1);
+    setenv("WEFT_DISABLE", "server-nice,nope", 1);
     assert_int_equal(weft_init(), WEFT_EINVAL);
-    unsetenv("WEFT_SERVER_NICE");
+    unsetenv("WEFT_DISABLE");
 }
 
 static void the_blocker_runs_ten_below_where_allowed(void **state)
@@ -130,16 +130,16 @@ static void the_blocker_runs_ten_below_where_allowed(void **state)
     int base = process_nice();
     int want = base - 10 < -20 ? -20 : base - 10;
     int expected = may_take(want) ? want : base;
-    unsetenv("WEFT_SERVER_NICE");
+    unsetenv("WEFT_DISABLE");
     assert_int_equal(blocker_nice(), expected);
 }
 
-static void zero_leaves_the_process_nice(void **state)
+static void disabling_it_leaves_the_process_nice(void **state)
 {
     (void)state;
-    setenv("WEFT_SERVER_NICE", "0", 1);
+    setenv("WEFT_DISABLE", "server-nice", 1);
     assert_int_equal(blocker_nice(), process_nice());
-    unsetenv("WEFT_SERVER_NICE");
+    unsetenv("WEFT_DISABLE");
 }
 
 int main(void)
@@ -148,7 +148,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_malformed_value_is_refused),
         cmocka_unit_test(the_blocker_runs_ten_below_where_allowed),
-        cmocka_unit_test(zero_leaves_the_process_nice),
+        cmocka_unit_test(disabling_it_leaves_the_process_nice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

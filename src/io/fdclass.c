@@ -1,28 +1,28 @@
-/* The fd event class on Linux epoll: one epoll set per process, one record
- * per fd number, EPOLLONESHOT registrations.
+/* The fd event class (weft_fd_wait and the calls built on it): one record
+ * per fd number, registered EPOLLONESHOT in the I/O server's poll set
+ * (pollset.c), beside the other classes' fds.
  *
- * Contract met (what detect.c and blocking.c expect of a backend, after Go's
- * netpoll: init, open, poll(delay), break):
- *   - wf_io_fd_handle(): the class's handle, created once (epoll set, its
- *     blocker thread), registered like any other class but never removed;
+ * Contract (after Go's netpoll: init, open, poll(delay), break):
+ *   - wf_io_fd_handle(): the class's handle, created once, registered like
+ *     any other class but never removed; a poll round of it checks the
+ *     poll set (wf_io_set_poll), serialised by a trylock of h->lock;
  *   - wf_io_fd_add/remove(fd, req): arm / disarm interest of one waiter;
- *   - test (ops): epoll_wait(0) at a safe point, serialised by a trylock of
- *     h->lock ("a poll is in progress"); block (ops): epoll_wait(-1) on the
- *     blocker thread, without that lock;
- *   - every event found wakes each waiter of that fd whose events match
- *     (errors and hang-ups match everything), through wf_io_fire, under
- *     the fd record's lock; h->nreq counts waiting fd requests.
+ *   - wf_io_fd_dispatch: an event the poll set reported for a record wakes
+ *     each waiter of that fd whose events match (errors and hang-ups match
+ *     everything), through wf_io_fire, under the fd record's lock;
+ *     h->nreq counts waiting fd requests.
  *
- * Why EPOLLONESHOT. A safe point polling (epoll_wait 0) and the blocker
- * blocking (epoll_wait -1) share one set; one-shot registrations hand each
- * readiness to exactly one of them, and nothing fires for an fd nobody
- * waits on (no wake-ups of the blocker for idle sockets). The price is one
+ * Why EPOLLONESHOT. A worker checking the set (epoll_wait 0) and the
+ * set's sleeper share it; one-shot registrations hand each readiness to
+ * exactly one of them, and nothing fires for an fd nobody waits on (no
+ * wake-ups of the sleeper for idle sockets). The price is one
  * epoll_ctl(MOD) per wait (~0.5 us); a wait already costs a failed read
  * and a switch, and an fd that is ready at once never gets that far.
  * Rejected: edge-triggered registration kept for the fd's life (Go): no
- * re-arm call, but every readiness change wakes the blocker, and a close()
+ * re-arm call, but every readiness change wakes the sleeper, and a close()
  * the server does not see leaves stale registrations; level-triggered
- * without one-shot: both waiters of the set would wake for one event.
+ * without one-shot: a checker and the sleeper would both wake for one
+ * event.
  *
  * Records live in a two-level table (4096 chunks of 1024 records, chunks
  * allocated on first use, lock-free lookup) and are never freed, so an
@@ -32,7 +32,7 @@
  * failing with EEXIST to MOD. Memory: ~48 bytes per fd number ever waited.
  *
  * Locks: rec->lock guards the record's request list and its arming; taken
- * after h->lock (safe-point test) and before the run-queue locks (wake).
+ * after h->lock (a poll round) and before the run-queue locks (wake).
  */
 #include <poll.h>
 #include <stdlib.h>
@@ -43,7 +43,6 @@
 
 #define CHUNK 1024
 #define NCHUNKS 4096
-#define MAX_EVENTS 64
 
 typedef struct fd_rec {
     int lock;
@@ -54,7 +53,6 @@ typedef struct fd_rec {
 } fd_rec;
 
 static fd_rec *chunks[NCHUNKS];
-static int epfd = -1;
 static weft_io_t fd_handle;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -118,7 +116,6 @@ static void count_change(int delta)
 {
     __atomic_fetch_add(&fd_handle->nreq, delta, __ATOMIC_SEQ_CST);
     __atomic_fetch_add(&wf_io_nwaiting, delta, __ATOMIC_SEQ_CST);
-    __atomic_fetch_add(&wf_io_epoch, 1, __ATOMIC_SEQ_CST);
 }
 
 static void rec_link(fd_rec *rec, wf_io_req *r)
@@ -166,10 +163,10 @@ static int rec_arm(fd_rec *rec)
     struct epoll_event ev = { .events = wf_io_fd_to_epoll(want) | EPOLLONESHOT,
                               .data.ptr = rec };
     int op = rec->in_set ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
-    int rc = epoll_ctl(epfd, op, rec->fd, &ev);
+    int rc = epoll_ctl(wf_io_set_epfd(), op, rec->fd, &ev);
     if (rc < 0 && (errno == ENOENT || errno == EEXIST)) {
         op = op == EPOLL_CTL_MOD ? EPOLL_CTL_ADD : EPOLL_CTL_MOD;
-        rc = epoll_ctl(epfd, op, rec->fd, &ev);
+        rc = epoll_ctl(wf_io_set_epfd(), op, rec->fd, &ev);
     }
     if (rc < 0)
         return -errno;
@@ -205,8 +202,9 @@ void wf_io_fd_remove(int fd, wf_io_req *r)
 
 /* ------------------------------------------------------------- detection */
 
-static int dispatch(fd_rec *rec, unsigned rev, int how)
+int wf_io_fd_dispatch(void *p, unsigned rev, int how)
 {
+    fd_rec *rec = p;
     int woken = 0;
     wf_lock(&rec->lock);
     for (wf_io_req *r = rec->head, *next; r; r = next) {
@@ -233,7 +231,7 @@ int wf_io_fd_mark_sigio(int fd, int on)
     wf_lock(&rec->lock);
     rec->sigio = on;
     if (on && rec->in_set) {
-        epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); /* ENOENT if closed: fine */
+        epoll_ctl(wf_io_set_epfd(), EPOLL_CTL_DEL, fd, NULL); /* ENOENT if closed: fine */
         rec->in_set = 0;
     } else if (!on && rec->head) {
         err = rec_arm(rec);
@@ -256,35 +254,8 @@ int wf_io_fd_poll_one(int fd, int how)
     if (poll(&p, 1, 0) <= 0 || !p.revents)
         return 0;
     wf_io_stat_add(&fd_handle->st.polls, 1);
-    return dispatch(rec, (unsigned)p.revents, how);
+    return wf_io_fd_dispatch(rec, (unsigned)p.revents, how);
 }
-
-static int collect(int timeout_ms, int how)
-{
-    struct epoll_event evs[MAX_EVENTS];
-    int n = epoll_wait(epfd, evs, MAX_EVENTS, timeout_ms), woken = 0;
-    wf_io_stat_add(&fd_handle->st.polls, 1);
-    for (int i = 0; i < n; i++)
-        woken += dispatch(evs[i].data.ptr, evs[i].events, how);
-    return woken;
-}
-
-static int fd_test(weft_io_t h, int how)
-{
-    if (!wf_trylock(&h->lock))
-        return -1;
-    int n = collect(0, how);
-    wf_unlock(&h->lock);
-    return n;
-}
-
-static void fd_block(weft_io_t h)
-{
-    (void)h;
-    collect(-1, WF_DET_BLOCK);
-}
-
-static const wf_io_ops fd_ops = { fd_test, fd_block };
 
 static int never_called(void *ctx)
 {
@@ -294,17 +265,13 @@ static int never_called(void *ctx)
 
 static void create_fd_class(void)
 {
-    epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (epfd < 0)
+    if (wf_io_set_epfd() < 0)
         return;
-    /* Safe points poll the set at most once per tick (an epoll_wait per
-     * context switch would cost more than the switch); the blocker and the
-     * idle workers give the reactivity. */
+    /* Busy safe points check the set at most once per tick (an epoll_wait
+     * per context switch would cost more than the switch); the set's
+     * sleeper and the idle workers give the reactivity. */
     weft_io_params p = { .name = "fd", .poll = never_called, .frequency = 1 };
-    weft_io_t h = wf_io_register_ops(&p, &fd_ops, NULL);
-    if (h)
-        h->builtin = 1;
-    __atomic_store_n(&fd_handle, h, __ATOMIC_RELEASE);
+    __atomic_store_n(&fd_handle, wf_io_register_handle(&p, NULL, 1), __ATOMIC_RELEASE);
 }
 
 weft_io_t wf_io_fd_handle(void)

@@ -1,18 +1,19 @@
-/* Stress: waits on an event class with block() and unblock() (the MPI
- * engine's shape), so that idle workers sleep in the class's block()
- * itself, hand waits to the blocker thread, spin, or sleep on their futex,
- * in every order the timing gives; no wake-up may be lost on the way.
+/* Stress: waits on an event class with a pollfd (the MPI engine's shape),
+ * so that idle workers spin, sleep in the I/O server's poll set, leave it
+ * to the server thread or hand it back, in every order the timing gives;
+ * no wake-up may be lost on the way.
  *
  * Two workers, adaptive strategy, one then four ULT waiters. A plain
- * pthread (the producer) makes one event at a time: a token, then a write
- * to the class's eventfd, as a completion from outside the runtime does.
- * Each token wakes one waiter, and the producer makes the next one only
- * when that one was taken, after a pause that varies from none (the
- * waiter is still spinning) to a millisecond (every worker asleep). So a
- * lost
- * wake-up is not healed by a later event: the token stays, and the
- * producer reports it and fails the test (after HANG_NS, far beyond any
- * wake-up) instead of the test hanging until its timeout.
+ * pthread (the producer) makes one event at a time: a token, then either a
+ * write to the class's eventfd (its pollfd) or weft_io_kick (a completion
+ * that does not show on the fd, as another thread's progress), as a
+ * completion from outside the runtime does. Each token wakes one waiter,
+ * and the producer makes the next one only when that one was taken, after
+ * a pause that varies from none (the waiter is still spinning) to a
+ * millisecond (every worker asleep). So a lost wake-up is not healed by a
+ * later event: the token stays, and the producer reports it and fails the
+ * test (after HANG_NS, far beyond any wake-up) instead of the test
+ * hanging until its timeout.
  *
  * WEFT_STRESS_SCALE=<n> (n >= 1) divides the number of events, for slow
  * builds (sanitizers); the default run is the full one. */
@@ -37,30 +38,34 @@ static atomic_int tokens, taken;
 static int nevents;
 static weft_io_t h;
 
+/* poll(): drain the pollfd first (a token that comes later comes with a
+ * write that keeps the fd readable), then take a token if there is one. */
 static int take_token(void *ctx)
 {
     (void)ctx;
+    uint64_t v;
+    if (read(efd, &v, sizeof v) < 0) {
+        /* EAGAIN: nothing written since the last poll */
+    }
     int n = atomic_load(&tokens);
     while (n > 0 && !atomic_compare_exchange_weak(&tokens, &n, n - 1))
         ;
     return n > 0 ? 0 : -1; /* the first waiter takes it */
 }
 
-static int block_on_eventfd(void *ctx, int timeout_ms)
+static int eventfd_of(void *ctx)
 {
     (void)ctx;
-    struct pollfd p = { .fd = efd, .events = POLLIN };
-    uint64_t v;
-    if (poll(&p, 1, timeout_ms) == 1 && read(efd, &v, sizeof v) < 0)
-        return -1;
-    return -1; /* the server's poll round that follows takes the token */
+    return efd;
 }
 
-static void signal_eventfd(void *ctx)
+/* Announce a token: on the class's fd, or as a kick. */
+static void announce(int by_kick)
 {
-    (void)ctx;
     uint64_t one = 1;
-    if (write(efd, &one, sizeof one) < 0)
+    if (by_kick)
+        weft_io_kick(h);
+    else if (write(efd, &one, sizeof one) < 0)
         return; /* saturated: a wake-up is pending anyway */
 }
 
@@ -100,7 +105,7 @@ static void *producer(void *arg)
     for (int i = 0; i < nevents; i++) {
         pause_a_little(&seed);
         atomic_fetch_add(&tokens, 1);
-        signal_eventfd(NULL);
+        announce(rand_r(&seed) % 2);
         int64_t give_up = wt_now_ns() + HANG_NS;
         struct pollfd ack = { .fd = ackfd, .events = POLLIN };
         uint64_t v;
@@ -134,8 +139,7 @@ static void run(int nwaiters)
     atomic_store(&taken, 0);
     assert_true((efd = eventfd(0, EFD_NONBLOCK)) >= 0);
     assert_true((ackfd = eventfd(0, EFD_NONBLOCK)) >= 0);
-    weft_io_params p = { .name = "tokens", .poll = take_token, .block = block_on_eventfd,
-                          .unblock = signal_eventfd };
+    weft_io_params p = { .name = "tokens", .poll = take_token, .pollfd = eventfd_of };
     assert_non_null(h = weft_io_register(&p));
     weft_thread_t w[MAX_WAITERS];
     for (int i = 0; i < nwaiters; i++)
@@ -156,16 +160,16 @@ static void run(int nwaiters)
     close(ackfd);
 }
 
-/* One waiter: between events nobody waits, the blocker disengages, and an
- * idle worker may take the next wait into block() itself. */
+/* One waiter: between events nobody waits, the server thread disengages,
+ * and an idle worker may take the next wait into the poll set itself. */
 static void test_one_waiter(void **state)
 {
     (void)state;
     run(1);
 }
 
-/* Four waiters: some always wait, so the blocker stays engaged beside the
- * workers that run the woken ones. */
+/* Four waiters: some always wait, so the server thread stays engaged
+ * beside the workers that run the woken ones. */
 static void test_four_waiters(void **state)
 {
     (void)state;
