@@ -473,7 +473,7 @@ const char *bench_format_bytes(char *buf, size_t size, int bytes)
     return buf;
 }
 
-static const char *format_range(char *buf, size_t size, bench_stats st)
+const char *bench_format_range(char *buf, size_t size, bench_stats st)
 {
     char med[24], lo[24], hi[24];
     snprintf(buf, size, "%s [%s-%s]",
@@ -488,7 +488,7 @@ void bench_print_range_cell(FILE *f, int width, const bench_row *row,
 {
     char text[80];
     fprintf(f, " %*s", width,
-            row ? format_range(text, sizeof text, row->st) : missing);
+            row ? bench_format_range(text, sizeof text, row->st) : missing);
 }
 
 void bench_print_ratio_cell(FILE *f, int width, double ratio)

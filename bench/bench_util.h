@@ -153,9 +153,12 @@ const char *bench_format_ratio(char *buf, size_t size, double ratio);
 /* "4 MiB", "64 KiB" or "8 B" (whole units), in buf. */
 const char *bench_format_bytes(char *buf, size_t size, int bytes);
 
+/* "median [min-max]", each "1234", "12.3" or "1.23" (%.0f from 1000, %.1f
+ * from 10, else %.3g), in buf. */
+const char *bench_format_range(char *buf, size_t size, bench_stats st);
+
 /* Table cells for f, each a space then `width` columns right-aligned: a
- * row's "median [min-max]" (each "1234", "12.3" or "1.23": %.0f from 1000,
- * %.1f from 10, else %.3g) or, with no row, `missing`; a ratio as %.2f,
+ * row's bench_format_range() or, with no row, `missing`; a ratio as %.2f,
  * or "-" if it is negative (a figure is missing). */
 void bench_print_range_cell(FILE *f, int width, const bench_row *row,
                             const char *missing);
