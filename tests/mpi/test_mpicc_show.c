@@ -2,7 +2,8 @@
  * --showme:compile / --showme:link print the flags, -show / --showme print
  * the command with the arguments in place (no link flags when compiling
  * only), and the underlying compiler comes from WEFT_MPICC_CC or CC, never
- * from a CC that names mpicc itself. mpicc sits beside mpirun in bin/. */
+ * from a CC that names mpicc itself, as --help says. mpicc sits beside
+ * mpirun in bin/. */
 #include <libgen.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -89,6 +90,17 @@ static void test_compiler_choice(void **state)
     unsetenv("WEFT_MPICC_CC");
 }
 
+static void test_help_names_the_compiler_variables(void **state)
+{
+    (void)state;
+    setenv("CC", "gcc", 1);
+    char *s = show(WT_ARGV(mpicc, "--help"));
+    assert_true(!strncmp(s, "usage: mpicc", 12));
+    assert_non_null(strstr(s, "$WEFT_MPICC_CC if set, else $CC, else cc (now: gcc)"));
+    free(s);
+    unsetenv("CC");
+}
+
 int main(int argc, char **argv)
 {
     wt_launch_init(argc, argv);
@@ -96,6 +108,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_showme_compile_and_link),
         cmocka_unit_test(test_show_full_command),
         cmocka_unit_test(test_compiler_choice),
+        cmocka_unit_test(test_help_names_the_compiler_variables),
     };
     return cmocka_run_group_tests(tests, find_mpicc, NULL);
 }
