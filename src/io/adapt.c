@@ -33,6 +33,12 @@ void wf_io_adapt_period(weft_io_t h, int found)
     __atomic_store_n(&h->period_fp, (uint32_t)t, __ATOMIC_RELAXED);
 }
 
+int64_t wf_io_tick_ns(void)
+{
+    int64_t q = weft_get_quantum();
+    return q > 0 && q < 1000000 ? q : 1000000;
+}
+
 int64_t wf_io_period_ns(weft_io_t h)
 {
     return (int64_t)__atomic_load_n(&h->period_fp, __ATOMIC_RELAXED) * wf_io_tick_ns() /

@@ -71,7 +71,9 @@ static int arm_fd(weft_clause *c, wf_io_req *r, weft_io_t fdh)
         return 0; /* the waiter will test it itself */
     if (got == 0) {
         got = wf_io_fd_add(c->fd, r);
-        if (got == 0)
+        if (got == WF_IO_FD_SIGIO)
+            wf_io_sigio_kick();
+        if (got == 0 || got == WF_IO_FD_SIGIO)
             return 0;
         if (got == -EPERM) /* not pollable: always ready */
             got = (int)c->events;

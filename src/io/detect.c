@@ -83,12 +83,6 @@ static int worker_detects(void)
 
 /* ------------------------------------------------------------- polling */
 
-int64_t wf_io_tick_ns(void)
-{
-    int64_t q = weft_get_quantum();
-    return q > 0 && q < 1000000 ? q : 1000000;
-}
-
 static int due(weft_io_t h, int64_t now, int at_switch)
 {
     if (at_switch && h->p.frequency == 0)
@@ -106,7 +100,7 @@ static int poll_due_locked(int64_t now, int how, int at_switch, int64_t *next)
         if (!wf_io_has_waiters(h) || !(at_switch ? wf_io_safe_points_poll(h) : timed(h)))
             continue;
         if (due(h, now, at_switch))
-            woken += wf_io_poll_round(h, how) > 0;
+            woken += wf_io_poll_class(h, how) > 0;
         if (!timed(h))
             continue;
         int64_t at = __atomic_load_n(&h->last_poll_ns, __ATOMIC_RELAXED) + wf_io_period_ns(h);
@@ -136,7 +130,7 @@ static int poll_all(void)
     int prev = wf_io_set_idle_polling(1), woken = 0;
     for (weft_io_t h = wf_io_registry; h; h = h->reg_next)
         if (wf_io_has_waiters(h) && wf_io_safe_points_poll(h))
-            woken += wf_io_poll_round(h, WF_DET_POLL) > 0;
+            woken += wf_io_poll_class(h, WF_DET_POLL) > 0;
     wf_io_set_idle_polling(prev);
     wf_unlock(&wf_io_reg_lock);
     return woken;
@@ -169,6 +163,65 @@ void wf_io_cover(weft_io_t h)
         wf_io_server_engage();
 }
 
+/* ------------------------------------------------ the server thread */
+
+static wf_io_thread server;
+
+/* An idle worker asleep on its futex detects better than the server
+ * thread: the event then wakes the worker that runs its waiter, one
+ * kernel wake-up instead of two (the server thread's, then the
+ * worker's). */
+static int worker_can_take_over(void)
+{
+    return wf_io_strategy() == WEFT_IO_ADAPTIVE && wf_sched_idle_workers() > 0;
+}
+
+static int server_needed(void *arg)
+{
+    (void)arg;
+    return wf_io_server_waiting() && !worker_detects() && !worker_can_take_over();
+}
+
+/* One round: poll the classes only polling detects that are due, then
+ * sleep in the poll set until an event or the next one is due - under the
+ * polling strategy, sleep without the set. Hands the set to an idle worker
+ * that can take it; leaves it to a worker asleep there. */
+static int server_round(void *arg)
+{
+    (void)arg;
+    if (!wf_io_server_waiting())
+        return 0;
+    int64_t next;
+    wf_io_poll_due(wf_io_now(), WF_DET_POLL, &next);
+    if (wf_io_strategy() == WEFT_IO_POLLING) {
+        wf_io_thread_nap(&server, next >= 0 ? next : wf_io_now() + wf_io_tick_ns());
+        return 1;
+    }
+    if (worker_can_take_over()) {
+        wf_sched_wake_idle(); /* to take the set */
+        return 0;
+    }
+    return wf_io_sleep_in_set(next, WF_IO_SLEEPER_SERVER) >= 0;
+}
+
+void wf_io_server_start(void)
+{
+    server.round = server_round;
+    server.needed = server_needed;
+    if (wf_io_thread_start(&server, "weft-server") == 0)
+        pthread_detach(server.pthread);
+}
+
+void wf_io_server_engage(void)
+{
+    wf_io_thread_engage(&server);
+}
+
+int wf_io_server_engaged(void)
+{
+    return wf_io_thread_engaged(&server);
+}
+
 /* ----------------------------------------- the scheduler's entries */
 
 static int64_t earliest(int64_t a, int64_t b)
@@ -186,7 +239,7 @@ static int sleep_idle(int64_t deadline)
         return -1;
     int64_t next;
     int woken = wf_io_poll_due(wf_io_now(), WF_DET_POLL, &next);
-    int slept = wf_io_set_sleep(earliest(deadline, next), weft_worker_id());
+    int slept = wf_io_sleep_in_set(earliest(deadline, next), weft_worker_id());
     if (slept < 0 && wf_io_set_sleeper() == WF_IO_SLEEPER_SERVER)
         wf_io_set_interrupt(); /* the server thread hands the set over */
     if (slept < 0)

@@ -59,7 +59,9 @@ static int wait_armed(weft_io_t h, int fd, unsigned events, int64_t deadline)
     int err = wf_io_fd_add(fd, &r);
     if (err == -EPERM)
         return (int)events; /* not pollable (a regular file): always ready */
-    if (err)
+    if (err == WF_IO_FD_SIGIO)
+        wf_io_sigio_kick();
+    else if (err)
         return err;
     wf_timeout to;
     wf_timeout_start(&to, &w, deadline);

@@ -3,9 +3,10 @@
  * (pollset.c), beside the other classes' fds.
  *
  * Contract (after Go's netpoll: init, open, poll(delay), break):
- *   - wf_io_fd_handle(): the class's handle, created once, registered like
- *     any other class but never removed; a poll round of it checks the
- *     poll set (wf_io_set_poll), serialised by a trylock of h->lock;
+ *   - wf_io_fd_handle() (class.c): the class's handle, created once,
+ *     registered like any other class but never removed; a poll round of
+ *     it checks the poll set (detect.c), serialised by a trylock of
+ *     h->lock;
  *   - wf_io_fd_add/remove(fd, req): arm / disarm interest of one waiter;
  *   - wf_io_fd_dispatch: an event the poll set reported for a record wakes
  *     each waiter of that fd whose events match (errors and hang-ups match
@@ -54,7 +55,6 @@ typedef struct fd_rec {
 
 static fd_rec *chunks[NCHUNKS];
 static weft_io_t fd_handle;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* ---------------------------------------------------------------- events */
 
@@ -184,11 +184,9 @@ int wf_io_fd_add(int fd, wf_io_req *r)
     int err = rec_arm(rec);
     if (err)
         rec_unlink(rec, r);
-    int kick = !err && rec->sigio;
+    int sigio = !err && rec->sigio;
     wf_unlock(&rec->lock);
-    if (kick)
-        wf_io_sigio_kick(); /* it may have become ready before we linked */
-    return err;
+    return sigio ? WF_IO_FD_SIGIO : err;
 }
 
 void wf_io_fd_remove(int fd, wf_io_req *r)
@@ -257,26 +255,7 @@ int wf_io_fd_poll_one(int fd, int how)
     return wf_io_fd_dispatch(rec, (unsigned)p.revents, how);
 }
 
-static int never_called(void *ctx)
+void wf_io_fd_class_init(weft_io_t h)
 {
-    (void)ctx;
-    return -1;
-}
-
-static void create_fd_class(void)
-{
-    if (wf_io_set_epfd() < 0)
-        return;
-    /* Busy safe points check the set at most once per tick (an epoll_wait
-     * per context switch would cost more than the switch); the set's
-     * sleeper and the idle workers give the reactivity. */
-    weft_io_params p = { .name = "fd", .poll = never_called, .frequency = 1 };
-    __atomic_store_n(&fd_handle, wf_io_register_handle(&p, NULL, 1), __ATOMIC_RELEASE);
-}
-
-weft_io_t wf_io_fd_handle(void)
-{
-    wf_io_init();
-    pthread_once(&once, create_fd_class);
-    return __atomic_load_n(&fd_handle, __ATOMIC_ACQUIRE);
+    fd_handle = h;
 }

@@ -15,11 +15,19 @@
  *
  * The routes by which a waiter is detected are tabled at the top of
  * include/weft/io.h: an idle worker (detect.c's poller entry: poll(0)
- * while it spins, then a sleep in the poll set), the server thread
- * (server.c: in the same set while every worker is busy), and a busy
- * worker's safe points (detect.c's at_switch), besides the waiter's own
- * first test and weft_io_poll (wait.c). A class with block() and no
- * pollfd has a blocker thread of its own (server.c).
+ * while it spins, then a sleep in the poll set), the server thread (in
+ * the same set while every worker is busy; detect.c's policy, server.c's
+ * thread), and a busy worker's safe points (detect.c's at_switch),
+ * besides the waiter's own first test and weft_io_poll (request.c). A
+ * class with block() and no pollfd has a blocker thread of its own.
+ *
+ * Files, each using only those above it in this list: registry.c (the
+ * list, the strategy), stats.c, adapt.c (polling periods), pollset.c (the
+ * epoll mechanism), request.c (requests, poll rounds), fdclass.c (fd
+ * records), server.c (the server's threads), events.c (the set's events
+ * to their owners, a sleep in the set), detect.c (the routes), class.c
+ * (start-up, register, unregister), and the public calls on top: wait.c,
+ * fd.c, sigio.c, any.c, pm2.c.
  *
  * Locks, outermost first (never taken in the other order):
  *   wf_io_reg_lock - the registry list of handles;
@@ -44,6 +52,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/epoll.h>
 #include <time.h>
 #include <weft/io.h>
 
@@ -125,10 +134,13 @@ extern struct weft_io *wf_io_registry;
 extern int wf_io_nwaiting;     /* atomic: requests waiting, all handles */
 extern int wf_io_nblocked;     /* atomic: those on classes with a blocker */
 
-void wf_io_init(void);         /* idempotent: env, poll set, server thread */
+void wf_io_strategy_from_env(void);   /* WEFT_IO_STRATEGY */
 weft_io_strategy wf_io_strategy(void);
-/* Register a handle; `builtin` for the fd class. NULL if out of memory. */
-weft_io_t wf_io_register_handle(const weft_io_params *p, void (*dtor)(void *), int builtin);
+void wf_io_strategy_set(weft_io_strategy s);
+void wf_io_registry_add(weft_io_t h);
+void wf_io_registry_remove(weft_io_t h);
+/* 1 if h is on the registry list (registry lock held). */
+int wf_io_registered(weft_io_t h);
 void wf_io_enter_user(weft_io_t h);  /* users++ */
 void wf_io_leave_user(weft_io_t h);  /* users-- */
 weft_io_t wf_io_set_current(weft_io_t h); /* returns the previous one */
@@ -136,7 +148,23 @@ weft_io_t wf_io_set_current(weft_io_t h); /* returns the previous one */
  * previous value. */
 int wf_io_set_idle_polling(int on);
 
-/* ---------------------------------------------------------------- wait.c */
+/* --------------------------------------------------------------- class.c */
+
+void wf_io_init(void);         /* idempotent: env, poll set, server thread */
+/* Register a handle; `builtin` for the fd class. NULL if out of memory. */
+weft_io_t wf_io_register_handle(const weft_io_params *p, void (*dtor)(void *), int builtin);
+weft_io_t wf_io_fd_handle(void);        /* creates the fd class once */
+
+/* --------------------------------------------------------------- adapt.c */
+
+void wf_io_adapt_init(weft_io_t h);  /* the polling period */
+void wf_io_adapt_period(weft_io_t h, int found);
+/* Length of a scheduler tick (ns): the unit of classes' periods. */
+int64_t wf_io_tick_ns(void);
+/* Time between two polls of h at its current period (ns). */
+int64_t wf_io_period_ns(weft_io_t h);
+
+/* ------------------------------------------------------------- request.c */
 
 /* Link r in user handle h (h->lock held): nreq, group(). */
 void wf_io_link(weft_io_t h, wf_io_req *r);
@@ -145,11 +173,15 @@ void wf_io_unlink(weft_io_t h, wf_io_req *r);
 /* Poll h until nothing more is ready, waking what is found (h->lock
  * held). `own`, if found, counts as an immediate detection. */
 int wf_io_poll_locked(weft_io_t h, int how, const wf_io_req *own);
-/* One round: poll h unless another thread is polling it (trylock).
- * Returns how many were woken, or -1 if h was busy. Works for the fd
- * class too (one epoll_wait(0) of the poll set). */
+/* One round of a user class: poll h unless another thread is polling it
+ * (trylock). Returns how many were woken, or -1 if h was busy. */
 int wf_io_poll_round(weft_io_t h, int how);
-/* Add r to h for a wait (immediate test included). 0, or WEFT_ECANCELED. */
+/* Record a round of h that found `found` ready (period adaptation). */
+void wf_io_mark_polled(weft_io_t h, int found);
+/* A blocker's block() returned idx (set generation gen before it). */
+void wf_io_take_block_result(weft_io_t h, int idx, uint64_t gen);
+/* Add r to h for a wait (the waiter's own test included). 0, or
+ * WEFT_ECANCELED. */
 int wf_io_req_add(weft_io_t h, wf_io_req *r);
 /* Remove r from h if still queued. */
 void wf_io_req_remove(weft_io_t h, wf_io_req *r);
@@ -168,54 +200,63 @@ int wf_io_safe_points_poll(weft_io_t h);
 /* Whether requests wait that the server thread (or a worker asleep in the
  * poll set) is to detect: any but those of classes with a blocker. */
 int wf_io_server_waiting(void);
-/* Length of a scheduler tick (ns): the unit of handles' periods. */
-int64_t wf_io_tick_ns(void);
-/* Poll every handle with waiters whose period is due at `now` (busy
- * safe points, timed sleepers); returns how many were woken, and the
- * earliest time a period falls due in *next (-1: none). */
+/* Poll every class with waiters that only polling detects and whose
+ * period is due at `now`; returns how many were woken, and when the next
+ * one falls due in *next (-1: none). */
 int wf_io_poll_due(int64_t now, int how, int64_t *next);
+/* The server thread: started once, engaged while waits need it. */
+void wf_io_server_start(void);
+void wf_io_server_engage(void);
+int wf_io_server_engaged(void);
 
-/* --------------------------------------------------------------- adapt.c */
+/* -------------------------------------------------------------- events.c */
 
-void wf_io_adapt_init(weft_io_t h);  /* the polling period */
-void wf_io_adapt_period(weft_io_t h, int found);
-/* Time between two polls of h at its current period (ns). */
-int64_t wf_io_period_ns(weft_io_t h);
+/* A round of any class: a user class's poll round, or, for the fd class,
+ * a check of the poll set whose events go to their owners. Registry lock
+ * held. Returns how many were woken, or -1 if the class was busy. */
+int wf_io_poll_class(weft_io_t h, int how);
+/* Sleep in the poll set as `who` (a worker index, or
+ * WF_IO_SLEEPER_SERVER) until an event, an interrupt or `deadline`
+ * (absolute ns, -1: none), then give each event to its owner. Returns how
+ * many waiters were woken, or -1 if another thread sleeps there. */
+int wf_io_sleep_in_set(int64_t deadline, int who);
 
 /* ------------------------------------------------------------- pollset.c */
 
+#define WF_IO_SLEEPER_NONE (-1)
+#define WF_IO_SLEEPER_SERVER (-2)
+/* Low bit of a class's epoll data.ptr (fd records are aligned: bit 0). */
+#define WF_IO_HANDLE_TAG ((uintptr_t)1)
+
 /* Create the poll set once. 0, or WEFT_ENOMEM. */
 int wf_io_set_init(void);
+/* The set's epoll fd (fdclass.c arms its records there). */
+int wf_io_set_epfd(void);
 /* Add a handle's pollfd (armed, one-shot). 0 or -errno. */
 int wf_io_set_add_handle(weft_io_t h);
 void wf_io_set_remove_handle(weft_io_t h);
-/* Arm h's fd again if an event disarmed it (a wait starts, or a poll
- * found that waiters remain). */
+/* Arm h's fd again if an event disarmed it. */
 void wf_io_set_arm(weft_io_t h);
-/* The set's epoll fd (fdclass.c arms its records there). */
-int wf_io_set_epfd(void);
-/* Check the set without sleeping; dispatch what it holds. Returns how
- * many waiters were woken. */
-int wf_io_set_poll(int how);
-/* Sleep in the set until an event, an interrupt or `deadline` (absolute
- * ns, -1: none), as `who` (a worker index, or WF_IO_SLEEPER_SERVER), then
- * dispatch. Returns how many waiters were woken, or -1 if another thread
- * sleeps there. */
-int wf_io_set_sleep(int64_t deadline, int who);
-#define WF_IO_SLEEPER_NONE (-1)
-#define WF_IO_SLEEPER_SERVER (-2)
 /* Who sleeps in the set now (WF_IO_SLEEPER_*, or a worker index). */
 int wf_io_set_sleeper(void);
 /* Make the sleeper return. Any thread, not a signal handler. */
 void wf_io_set_interrupt(void);
+/* The set's events now, without sleeping (interrupts left out). */
+int wf_io_set_check(struct epoll_event *ev, int max);
+/* Claim the set for a sleep as `who`; 0 if another thread has it. */
+int wf_io_set_claim(int who);
+/* The claimant sleeps until an event, an interrupt or `deadline`, gives
+ * the set back and returns the events (interrupts drained, left out). */
+int wf_io_set_wait(struct epoll_event *ev, int max, int64_t deadline);
 
 /* -------------------------------------------------------------- server.c */
 
-/* Start the server thread (once). */
-void wf_io_server_start(void);
-/* Make the server thread sleep in the poll set (no-op if it does). */
-void wf_io_server_engage(void);
-int wf_io_server_engaged(void);
+int wf_io_thread_start(wf_io_thread *t, const char *name);
+void wf_io_thread_engage(wf_io_thread *t);
+int wf_io_thread_engaged(wf_io_thread *t);
+/* From t's round: sleep until `deadline` (-1: none) or a state change. */
+void wf_io_thread_nap(wf_io_thread *t, int64_t deadline);
+void wf_io_thread_stop(wf_io_thread *t);
 /* A class with block() and no pollfd: its blocker thread. */
 int wf_io_blocker_start(weft_io_t h);
 void wf_io_blocker_engage(weft_io_t h);
@@ -223,10 +264,14 @@ void wf_io_blocker_stop(weft_io_t h);
 
 /* ------------------------------------------------------------- fdclass.c */
 
-weft_io_t wf_io_fd_handle(void);        /* creates the fd class once */
-/* Arm r (events, reason, wait set) on fd. 0, or -errno (EPERM: fd type
+/* The fd class's handle, once class.c created it. */
+void wf_io_fd_class_init(weft_io_t h);
+/* Arm r (events, reason, wait set) on fd. 0; WF_IO_FD_SIGIO if the fd is
+ * in SIGIO mode (the caller kicks the dispatcher, wf_io_sigio_kick: the fd
+ * may have become ready before r was linked); or -errno (EPERM: fd type
  * not pollable by epoll, e.g. a regular file: always ready). */
 int wf_io_fd_add(int fd, wf_io_req *r);
+#define WF_IO_FD_SIGIO 1
 void wf_io_fd_remove(int fd, wf_io_req *r);
 unsigned wf_io_fd_to_epoll(unsigned weft_events);
 unsigned wf_io_fd_from_poll(unsigned revents, unsigned wanted);
@@ -253,6 +298,7 @@ void wf_io_sigio_kick(void);
 /* delta 1 counts a detection, -1 takes it back (a waker that lost). */
 void wf_io_stat_detect(weft_io_t h, int how, int64_t latency_ns, int delta);
 void wf_io_stat_add(uint64_t *counter, uint64_t n);
+void wf_io_stats_from_env(void);      /* WEFT_IO_STATS */
 void wf_io_stats_at_exit(void);
 /* Print h's statistics on fd (at exit, or when h is unregistered). */
 void wf_io_stats_print_one(int fd, weft_io_t h);

@@ -12,9 +12,22 @@
  * dprintf, so it needs no stdio lock of the caller's.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "io/io.h"
+
+int wf_io_stats_on;
+
+/* WEFT_IO_STATS=1: every class's statistics on stderr at exit. */
+void wf_io_stats_from_env(void)
+{
+    const char *s = getenv("WEFT_IO_STATS");
+    if (s && !strcmp(s, "1")) {
+        wf_io_stats_on = 1;
+        atexit(wf_io_stats_at_exit);
+    }
+}
 
 void wf_io_stat_add(uint64_t *counter, uint64_t n)
 {
@@ -88,7 +101,6 @@ void wf_io_stats_print_one(int fd, weft_io_t h)
 
 int weft_io_print_stats(int fd)
 {
-    wf_io_init();
     wf_lock(&wf_io_reg_lock);
     for (weft_io_t h = wf_io_registry; h; h = h->reg_next)
         wf_io_stats_print_one(fd, h);
