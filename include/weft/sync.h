@@ -1,9 +1,10 @@
 /* Weft synchronisation: mutex, condition variable, counting semaphore,
- * barrier, once and thread-local keys.
+ * barrier, once and thread-local keys, and the runtime lock.
  *
- * All of them block the calling user-level thread, never its worker: the
- * worker runs other threads meanwhile. They may also be used by external
- * kernel threads (plain pthreads), which then sleep in the kernel.
+ * All of them but the runtime lock block the calling user-level thread,
+ * never its worker: the worker runs other threads meanwhile. They may also
+ * be used by external kernel threads (plain pthreads), which then sleep in
+ * the kernel.
  * Objects are caller-owned: initialise them with the *_init function or the
  * static initializer; fields marked private are not to be touched.
  */
@@ -25,6 +26,36 @@ typedef struct weft_waitq {
     void *tail;   /* private */
 } weft_waitq;
 #define WEFT_WAITQ_INITIALIZER { 0, 0, 0 }
+
+/* ----------------------------------------------------------- runtime lock */
+
+/* The lock Weft's own internals use (the scheduler's run queues, the wait
+ * queues behind every primitive below, the I/O server), for state that a
+ * program shares with code the scheduler runs outside any thread - the
+ * I/O server's poll() callbacks above all. Its holder runs in a runtime
+ * critical section, so the scheduler never switches it out (a preemption
+ * waits for the release); a waiter spins briefly, then sleeps in the
+ * kernel, its worker with it, until the release. So: sections of a few
+ * microseconds that never block, wait, yield or call weft_io_wait.
+ * Zero-initialised or WEFT_RTLOCK_INITIALIZER; no destroy needed. */
+typedef struct weft_rtlock {
+    int word; /* private: 0 free, 1 held, 2 held with sleepers */
+} weft_rtlock_t;
+#define WEFT_RTLOCK_INITIALIZER { 0 }
+
+/* Take `l`, waiting (spin, then kernel sleep) while another holds it. Not
+ * recursive. Context: ULT, external, I/O callbacks that may wait
+ * (weft_io_idle_poll says 1); not a signal handler.
+ * Blocks: the kernel thread, never the ULT alone. */
+void weft_rtlock_lock(weft_rtlock_t *l);
+
+/* Take `l` if it is free: 1 if taken, 0 if busy. Context: any but signal
+ * (every I/O callback). Blocks: no. */
+int weft_rtlock_trylock(weft_rtlock_t *l);
+
+/* Release `l` (held by the caller). Context: as weft_rtlock_lock.
+ * Blocks: no. */
+void weft_rtlock_unlock(weft_rtlock_t *l);
 
 /* ------------------------------------------------------------------ mutex */
 

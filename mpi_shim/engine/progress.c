@@ -104,13 +104,14 @@ static void poll_progress(void)
 
 /* One progress pass. At a safe point only if no other thread holds the
  * engine (it makes the progress: a safe point must not wait); a thread
- * with nothing else to do waits for it, or a server thread woken by the
- * transport's fd would find it still readable and spin. */
+ * with nothing else to do waits for it - the holder runs meanwhile
+ * (lock.h) - or a server thread woken by the transport's fd would find it
+ * still readable and spin. */
 static void poll_progress_pass(void)
 {
     if (weft_io_idle_poll())
         wmpi_lock_engine();
-    else if (!wmpi_lock_try_brief(&wmpi_eng.lock))
+    else if (!wmpi_lock_try(&wmpi_eng.lock))
         return;
     poll_progress();
     wmpi_unlock_engine();
