@@ -12,14 +12,14 @@
  * thread: its original binding is saved and restored by weft_fini().
  * Without hwloc information (error), we fall back to sysconf.
  *
- * Helper kernel threads of the upper layers (the I/O server's blockers and
- * poller, ...) are created by whichever worker needs them and would inherit
- * its pin - in practice worker 0's core, where the main thread runs. A
- * woken blocker then waits for that one core even while the others idle:
- * measured with WEFT_IO_TRACE, it is the source of millisecond wake-up
- * tails (the kernel runs it only at the next tick of a core busy with
- * compute, 4 ms at HZ=250). wf_sched_helper_affinity() gives such a thread
- * the CPU set the process had before pinning.
+ * Helper kernel threads of the upper layers (the I/O server's threads,
+ * the timer service, ...) are created by whichever worker needs them and
+ * would inherit its pin - in practice worker 0's core, where the main
+ * thread runs. A woken server thread would then wait for that one core
+ * even while the others idle (the kernel runs it only at the next tick of
+ * a core busy with compute, 4 ms at HZ=250): millisecond wake-up tails.
+ * wf_sched_helper_affinity() gives such a thread the CPU set the process
+ * had before pinning.
  */
 #include <hwloc.h>
 #include <sched.h>

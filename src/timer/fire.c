@@ -164,7 +164,9 @@ static int hook_idle_poll(void)
 static int64_t early_margin(void)
 {
     int64_t e = 2 * wf_svc_lateness();
-    return e < WF_TIMER_EARLY_MIN_NS ? WF_TIMER_EARLY_MIN_NS : e > WF_TIMER_EARLY_MAX_NS ? WF_TIMER_EARLY_MAX_NS : e;
+    if (e < WF_TIMER_EARLY_MIN_NS)
+        return WF_TIMER_EARLY_MIN_NS;
+    return e > WF_TIMER_EARLY_MAX_NS ? WF_TIMER_EARLY_MAX_NS : e;
 }
 
 static int64_t hook_idle_deadline(void)

@@ -12,11 +12,13 @@
  *     one that sleeps ~1 ms at a time preempts at once (10 ms sleeps woke
  *     1.6-5 ms late in one piece, 16-18 us late in 1 ms pieces). So within
  *     WF_TIMER_WARM_HORIZON_NS of a deadline the service sleeps at most
- *     WF_TIMER_WARM_CHUNK_NS at a time: <= 1000 wake-ups/s of ~3 us, only then;
+ *     WF_TIMER_WARM_CHUNK_NS at a time: <= 1000 wake-ups/s of ~3 us,
+ *     only then;
  *   - spinning the last microseconds: when no worker is idle, nobody else
  *     is awake at the deadline and the kernel wakes the service ~10-20 us
  *     late; it wakes that much early (its own lateness, learnt as an EWMA
- *     of its timed sleeps, at most WF_TIMER_SPIN_MAX_NS) and spins to the deadline.
+ *     of its timed sleeps, at most WF_TIMER_SPIN_MAX_NS) and spins to the
+ *     deadline.
  *     That spin is taken from compute threads: 1-3 % of one CPU for a
  *     1 ms periodic timer, nothing when timers are rare or workers idle.
  *     With it, weft_sleep with 10 compute threads wakes ~5-10 us late
@@ -32,8 +34,8 @@
  * The CPU-time queue: a CPU-clock read is a system call, so only the
  * service reads it. CPU time advances at most `ncpus` times faster than
  * wall time, so with d ns of CPU time left the service sleeps d / ncpus of
- * wall time (at least WF_TIMER_CPU_POLL_MIN_NS) and looks again. A CPU-time event
- * thus fires at most ~ncpus x 100 us of CPU time late (200 us on 2 CPUs),
+ * wall time (at least WF_TIMER_CPU_POLL_MIN_NS) and looks again. A
+ * CPU-time event thus fires at most ~ncpus x 100 us of CPU time late (200 us on 2 CPUs),
  * never early, for at most 10,000 polls per second while one is that close.
  *
  * The service blocks every signal, so process signals (the signal layer's)
@@ -79,7 +81,8 @@ static int64_t cpu_round(void)
     if (next <= cpu)
         return wf_timer_fire_due(WEFT_QUEUE_CPU) < 0 ? wf_timer_busy_retry() : weft_now();
     int64_t wall = (next - cpu) / ncpus;
-    wall = wall < WF_TIMER_CPU_POLL_MIN_NS ? WF_TIMER_CPU_POLL_MIN_NS : min64(wall, WF_TIMER_CPU_POLL_MAX_NS);
+    wall = wall < WF_TIMER_CPU_POLL_MIN_NS ? WF_TIMER_CPU_POLL_MIN_NS
+                                           : min64(wall, WF_TIMER_CPU_POLL_MAX_NS);
     return weft_now() + wall;
 }
 
@@ -125,7 +128,8 @@ static void spin_until(uint32_t gen, int64_t until)
 static void note_lateness(uint32_t gen, int64_t wake)
 {
     int64_t late = weft_now() - wake;
-    if (late < 0 || late > WF_TIMER_LATE_MAX_NS || __atomic_load_n(&svc_word, __ATOMIC_RELAXED) != gen)
+    if (late < 0 || late > WF_TIMER_LATE_MAX_NS ||
+        __atomic_load_n(&svc_word, __ATOMIC_RELAXED) != gen)
         return; /* poked, or an outlier (descheduled) */
     int64_t e = __atomic_load_n(&late_ewma, __ATOMIC_RELAXED);
     __atomic_store_n(&late_ewma, e + (late - e) / 8, __ATOMIC_RELAXED);
