@@ -107,7 +107,6 @@ struct weft_io {
     /* polling period (adapt.c; relaxed atomics) */
     uint32_t period_fp, period_min, period_max;
     wf_sanr period_rule;
-    uint64_t last_poll_tick;
     int64_t last_poll_ns;
     wf_io_thread blocker;      /* a class with block() and no fd */
     int has_blocker;

@@ -115,11 +115,14 @@ int wf_io_poll_locked(weft_io_t h, int how, const wf_io_req *own)
     return woken;
 }
 
+/* A poll on a thread with nothing else to do (a spinning worker, the
+ * poll set's sleeper) costs nobody anything: it does not teach the
+ * period, which paces the polls that do cost (adapt.c). */
 void wf_io_mark_polled(weft_io_t h, int found)
 {
-    __atomic_store_n(&h->last_poll_tick, wf_sched_tick_count(), __ATOMIC_RELAXED);
     __atomic_store_n(&h->last_poll_ns, wf_io_now(), __ATOMIC_RELAXED);
-    wf_io_adapt_period(h, found);
+    if (!weft_io_idle_poll())
+        wf_io_adapt_period(h, found);
 }
 
 /* Waiters remain after a round: their events must still wake the poll

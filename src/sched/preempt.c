@@ -199,7 +199,6 @@ static void on_tick(int sig, siginfo_t *si, void *uctx)
     if (w) {
         w->in_handler++; /* SA_NODEFER: a nested tick only defers */
         w->ticks_seen++;
-        __atomic_fetch_add(&wf_g.tick_count, 1, __ATOMIC_RELAXED);
         if (w->in_handler == 1) {
             let_server_threads_in(w);
             handle_tick(w, uctx);
@@ -309,11 +308,6 @@ void wf_preempt_kick_for(wf_worker *target, int prio)
             return; /* one signal per kick in flight, not one per wake */
         }
     }
-}
-
-uint64_t wf_sched_tick_count(void)
-{
-    return __atomic_load_n(&wf_g.tick_count, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------ public API */

@@ -144,10 +144,6 @@ int64_t wf_sched_spin_budget(void);
  * spinning worker then yields between polls. Context: any. */
 int wf_sched_cpus_shared(void);
 
-/* Scheduler ticks so far, over all workers (one per tick period per busy
- * worker): the time base for "poll every k ticks". Context: any. */
-uint64_t wf_sched_tick_count(void);
-
 /* Register fn to be called by weft_fini() on the main thread, while the
  * workers still run and before it checks that no thread is left: the layer
  * stops the ULTs it owns (pooled helpers, which would otherwise count as

@@ -117,7 +117,6 @@ typedef struct wf_sched {
     int nready_bound;         /* atomic: those of them bound to a worker */
     int nsleeping;            /* atomic: workers asleep (or about to be) */
     int nthreads;             /* atomic: ULTs alive or unjoined, main excluded */
-    uint64_t tick_count;      /* atomic: ticks delivered, all workers */
     int server_waits;         /* atomic: server threads waiting (preempt.c) */
     uint64_t next_id;         /* atomic */
     int64_t quantum_ns;       /* default slice; 0: preemption off */
