@@ -103,8 +103,8 @@ static void cancel_waiters(weft_io_t h)
 {
     wf_lock(&h->lock);
     h->dead = 1;
-    while (h->head) {
-        wf_io_req *r = h->head;
+    while (h->waiting.head) {
+        wf_io_req *r = h->waiting.head;
         wf_io_unlink(h, r);
         wf_wait_wake_urgent(r->wait, WEFT_ECANCELED);
     }

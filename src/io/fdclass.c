@@ -50,7 +50,7 @@ typedef struct fd_rec {
     int fd;
     int in_set;
     int sigio;      /* SIGIO mode (sigio.c): never in the epoll set */
-    wf_io_req *head, *tail;
+    wf_req_list waiting;
 } fd_rec;
 
 static fd_rec *chunks[NCHUNKS];
@@ -120,36 +120,20 @@ static void count_change(int delta)
 
 static void rec_link(fd_rec *rec, wf_io_req *r)
 {
-    r->next = NULL;
-    r->prev = rec->tail;
-    if (rec->tail)
-        rec->tail->next = r;
-    else
-        rec->head = r;
-    rec->tail = r;
-    r->queued = 1;
+    wf_req_list_push(&rec->waiting, r);
     count_change(1);
 }
 
 static void rec_unlink(fd_rec *rec, wf_io_req *r)
 {
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        rec->head = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
-    else
-        rec->tail = r->prev;
-    r->next = r->prev = NULL;
-    r->queued = 0;
+    wf_req_list_remove(&rec->waiting, r);
     count_change(-1);
 }
 
 static unsigned rec_want(const fd_rec *rec)
 {
     unsigned want = 0;
-    for (const wf_io_req *r = rec->head; r; r = r->next)
+    for (const wf_io_req *r = rec->waiting.head; r; r = r->next)
         want |= r->events;
     return want;
 }
@@ -205,7 +189,7 @@ int wf_io_fd_dispatch(void *p, unsigned rev, int how)
     fd_rec *rec = p;
     int woken = 0;
     wf_lock(&rec->lock);
-    for (wf_io_req *r = rec->head, *next; r; r = next) {
+    for (wf_io_req *r = rec->waiting.head, *next; r; r = next) {
         next = r->next;
         unsigned got = wf_io_fd_from_poll(rev, r->events);
         if (!got)
@@ -214,7 +198,7 @@ int wf_io_fd_dispatch(void *p, unsigned rev, int how)
         r->result = got;
         woken += wf_io_fire(fd_handle, r, how);
     }
-    if (rec->head)
+    if (rec->waiting.head)
         rec_arm(rec); /* one-shot fired: re-arm for those still waiting */
     wf_unlock(&rec->lock);
     return woken;
@@ -231,7 +215,7 @@ int wf_io_fd_mark_sigio(int fd, int on)
     if (on && rec->in_set) {
         epoll_ctl(wf_io_set_epfd(), EPOLL_CTL_DEL, fd, NULL); /* ENOENT if closed: fine */
         rec->in_set = 0;
-    } else if (!on && rec->head) {
+    } else if (!on && rec->waiting.head) {
         err = rec_arm(rec);
     }
     wf_unlock(&rec->lock);

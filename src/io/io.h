@@ -76,6 +76,16 @@ typedef struct wf_io_req {
     int64_t start_ns;              /* wait start, for the latency */
 } wf_io_req;
 
+/* A queue of waiting requests, oldest first, guarded by its owner's lock. */
+typedef struct wf_req_list {
+    wf_io_req *head, *tail;
+} wf_req_list;
+
+/* Appends r to l and marks it queued. Does not block. */
+void wf_req_list_push(wf_req_list *l, wf_io_req *r);
+/* Removes a queued r from l and marks it not queued. Does not block. */
+void wf_req_list_remove(wf_req_list *l, wf_io_req *r);
+
 /* A kernel thread of the server's (server.c): the server thread, or a
  * class's blocker. It sleeps until engaged, then runs `round` while
  * `round` returns 1, and sleeps again. */
@@ -96,7 +106,7 @@ struct weft_io {
     void (*dtor)(void *ctx);   /* frees p.ctx at unregister (pm2.c) */
     int builtin;               /* the fd class: never unregistered */
     int lock;
-    wf_io_req *head, *tail;    /* waiting requests, oldest first */
+    wf_req_list waiting;       /* guarded by lock */
     int nreq;                  /* atomic reads outside the lock */
     uint64_t gen;              /* bumped at every list change */
     int dead;                  /* unregistered; guarded by lock */

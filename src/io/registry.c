@@ -139,7 +139,7 @@ int weft_io_idle_poll(void)
 
 void *weft_io_request_first(weft_io_t h)
 {
-    return h ? (void *)h->head : NULL;
+    return h ? (void *)h->waiting.head : NULL;
 }
 
 void *weft_io_request_next(weft_io_t h, void *it)

@@ -45,39 +45,49 @@ static void count_change(weft_io_t h, int delta)
     __atomic_store_n(&h->gen, h->gen + 1, __ATOMIC_RELAXED);
 }
 
-void wf_io_link(weft_io_t h, wf_io_req *r)
+void wf_req_list_push(wf_req_list *l, wf_io_req *r)
 {
     r->next = NULL;
-    r->prev = h->tail;
-    if (h->tail)
-        h->tail->next = r;
+    r->prev = l->tail;
+    if (l->tail)
+        l->tail->next = r;
     else
-        h->head = r;
-    h->tail = r;
+        l->head = r;
+    l->tail = r;
     r->queued = 1;
+}
+
+void wf_req_list_remove(wf_req_list *l, wf_io_req *r)
+{
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        l->head = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    else
+        l->tail = r->prev;
+    r->next = r->prev = NULL;
+    r->queued = 0;
+}
+
+void wf_io_link(weft_io_t h, wf_io_req *r)
+{
+    wf_req_list_push(&h->waiting, r);
     count_change(h, 1);
     call_group(h);
 }
 
 void wf_io_unlink(weft_io_t h, wf_io_req *r)
 {
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        h->head = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
-    else
-        h->tail = r->prev;
-    r->next = r->prev = NULL;
-    r->queued = 0;
+    wf_req_list_remove(&h->waiting, r);
     count_change(h, -1);
     call_group(h);
 }
 
 static wf_io_req *nth(weft_io_t h, int idx)
 {
-    wf_io_req *r = h->head;
+    wf_io_req *r = h->waiting.head;
     while (r && idx-- > 0)
         r = r->next;
     return r;
