@@ -38,7 +38,7 @@
  * kept pair, the table shows A's and B's median [min-max] over those
  * pairs, B/A as the ratio of the medians, and the min and max of the
  * per-pair ratios. It says which way is better where the unit or the
- * metric tells (times: lower; rates: higher) and judges nothing else.
+ * metric tells (times and CPU: lower; rates: higher) and judges nothing else.
  *
  * Output: the table; `result:` lines with bench=ab,
  * case=<bench>/<case>/<metric> (<bench>/<case>/<variant>/<metric> under

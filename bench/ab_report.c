@@ -51,7 +51,8 @@ static const char *better(const figure *g)
     static const char *const times[] = {"s", "ms", "us", "ns"};
     const char *unit = g->f[F_UNIT], *metric = g->f[F_METRIC];
     if (bench_name_index(times, BENCH_COUNT(times), unit) >= 0 ||
-        strstr(metric, "latency") || strstr(metric, "rtt"))
+        strstr(metric, "latency") || strstr(metric, "rtt") ||
+        strstr(metric, "cpu"))
         return "lower";
     if (has_suffix(unit, "/s") || has_suffix(unit, "_per_s") ||
         strstr(metric, "throughput") || strstr(metric, "bandwidth"))
@@ -106,7 +107,7 @@ static void print_header(const ab_opts *o, int used)
     }
     printf("    %d pair%s (A B, B A, ...), %d kept; variant %s\n"
            "B/A: the ratio of the medians; per pair: min-max of the pairs' "
-           "ratios.\nbetter: lower for times (s ms us ns, latency, rtt), "
+           "ratios.\nbetter: lower for times (s ms us ns, latency, rtt) and CPU, "
            "higher for rates\n(/s, throughput, bandwidth), - not known.\n\n",
            o->pairs, o->pairs > 1 ? "s" : "", used, o->variant);
 }
