@@ -22,13 +22,17 @@
  * |       |                        | set (every class's fd, the fd waits, an |                 |
  * |       |                        | interrupt eventfd) and the event wakes  |                 |
  * |       |                        | it: it runs the waiter itself           |                 |
- * | 2     | the server thread      | no worker is idle: it sleeps in the     | io/server.c     |
- * |       |                        | same poll set and, on an event, wakes   |                 |
- * |       |                        | the waiter urgently (a compute thread   |                 |
- * |       |                        | is preempted for it)                    |                 |
+ * | 2     | the server thread      | no worker is idle and a busy one runs a | io/server.c,    |
+ * |       |                        | thread that computes (its last run, or  | io/detect.c     |
+ * |       |                        | this one, went through a tick): it      |                 |
+ * |       |                        | sleeps in the same poll set and, on an  |                 |
+ * |       |                        | event, wakes the waiter urgently (a     |                 |
+ * |       |                        | compute thread is preempted for it)     |                 |
  * | 3     | a busy worker          | at a context switch, for classes whose  | io/detect.c     |
  * |       |                        | polling period is due (frequency 0:     |                 |
- * |       |                        | every switch)                           |                 |
+ * |       |                        | every switch); for every class with     |                 |
+ * |       |                        | waiters while its threads run short     |                 |
+ * |       |                        | and nobody else detects                 |                 |
  * | -     | the waiting thread     | once, as its wait starts; and any       | io/wait.c       |
  * |       | or the program         | thread through weft_io_poll (MPI_Test)  |                 |
  *

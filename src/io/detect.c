@@ -13,17 +13,22 @@
  *     polling strategy it polls instead of sleeping (idle time polls for
  *     as long as a wait lasts), and under the blocking one it declines
  *     (the server thread alone detects passively).
- * A busy worker (at_switch): polls the classes whose period is due (PM2's
- *   polling at context switches; a class of frequency 0 at every switch),
- *   and makes sure someone will detect the waits: if no worker spins or
- *   sleeps in the poll set and the server thread is not engaged, it wakes
- *   an idle worker asleep on its futex, or engages the server thread.
- * A wait that starts (wf_io_cover) engages the server thread unless a
- *   worker detects already or the waiter's own worker is about to go idle
- *   (a ULT with nothing else runnable: that worker will spin, then sleep
- *   in the set; a server thread woken by the same events beside it would
- *   only take a CPU from it). A class with block() and no pollfd has its
- *   blocker thread engaged instead, at every wait.
+ * A busy worker (at_switch, in the thread it switched to): polls the
+ *   classes whose period is due (PM2's polling at context switches; a
+ *   class of frequency 0 at every switch), and makes sure someone will
+ *   detect the waits. If no worker spins or sleeps in the poll set and
+ *   the server thread is not engaged: when the thread it switched to ran
+ *   short last time (it blocked or yielded within a tick), the worker
+ *   will switch again soon and detects itself, polling every class with
+ *   waiters at each switch; otherwise it wakes an idle worker asleep on
+ *   its futex, or engages the server thread. A thread that then runs
+ *   through a tick hands the waits to the server thread (at_tick). Where
+ *   threads only communicate (several ping-pongs on one worker), a server
+ *   thread on the worker's CPU would take it at every event.
+ * A wait that starts (wf_io_cover) from a ULT leaves the choice to the
+ *   switch that parks it; from any other thread it engages the server
+ *   thread unless a worker detects already. A class with block() and no
+ *   pollfd has its blocker thread engaged instead, at every wait.
  * Seq_cst on both sides of each hand-over: a waiter publishes its request
  *   (nwaiting) and then looks for a detector; a worker that stops spinning
  *   or sleeping in the set, and the server thread disengaging, drop their
@@ -83,9 +88,14 @@ static int worker_detects(void)
 
 /* ------------------------------------------------------------- polling */
 
+/* at_switch: 0 (a timer), SWITCH (a busy worker's switch) or
+ * SWITCH_DETECTS (a switch that stands in for the server thread: every
+ * class with waiters is due). */
+enum { SWITCH = 1, SWITCH_DETECTS = 2 };
+
 static int due(weft_io_t h, int64_t now, int at_switch)
 {
-    if (at_switch && h->p.frequency == 0)
+    if (at_switch == SWITCH_DETECTS || (at_switch && h->p.frequency == 0))
         return 1;
     return now - __atomic_load_n(&h->last_poll_ns, __ATOMIC_RELAXED) >= wf_io_period_ns(h);
 }
@@ -159,7 +169,8 @@ void wf_io_cover(weft_io_t h)
      * that only polling detects needs it to look again. */
     if (timed(h) && wf_io_set_sleeper() != WF_IO_SLEEPER_NONE)
         wf_io_set_interrupt();
-    if (s == WEFT_IO_BLOCKING || !(worker_detects() || (wf_self() && wf_sched_nready() == 0)))
+    /* A ULT waiter parks: the switch that follows decides (at_switch). */
+    if (s == WEFT_IO_BLOCKING || !(worker_detects() || wf_self()))
         wf_io_server_engage();
 }
 
@@ -259,24 +270,47 @@ static void io_interrupt(void)
     wf_io_set_interrupt();
 }
 
-/* A busy worker: poll what is due, then make sure the waits are covered. */
+/* Waits that nobody detects passively: no worker spins or sleeps in the
+ * poll set, and the server thread is not engaged. */
+static int uncovered(void)
+{
+    return wf_io_server_waiting() && !worker_detects() && !wf_io_server_engaged() &&
+           wf_io_strategy() != WEFT_IO_NAIVE;
+}
+
+/* A busy worker, in the thread it switched to: poll what is due, then make
+ * sure the waits are covered. A thread that ran short last time will
+ * likely switch again soon: its worker detects at those switches, polling
+ * every class with waiters, instead of waking a server thread that would
+ * take the CPU from it at each event. Any other thread may compute for
+ * long: an idle worker, or the server thread, takes the waits. */
 static void at_switch(void)
 {
     if (!wf_self() || nothing_waits())
         return;
+    int open = uncovered();
+    int here = open && wf_sched_self_runs_short();
     int64_t next;
     if (wf_trylock(&wf_io_reg_lock)) {
-        poll_due_locked(wf_io_now(), WF_DET_POLL, 1, &next);
+        poll_due_locked(wf_io_now(), WF_DET_POLL, here ? SWITCH_DETECTS : SWITCH, &next);
         wf_unlock(&wf_io_reg_lock);
     }
-    if (!wf_io_server_waiting() || worker_detects() || wf_io_server_engaged() ||
-        wf_io_strategy() == WEFT_IO_NAIVE)
+    if (!open || here)
         return;
     if (!wf_sched_wake_idle())
         wf_io_server_engage();
 }
 
-static const wf_sched_hooks hooks = { .at_switch = at_switch };
+/* A thread that switched soon before has run through a tick: the waits
+ * its worker's switches were detecting go to the server thread. In the
+ * tick's signal handler: atomics and a futex wake only. */
+static void at_tick(void)
+{
+    if (!nothing_waits() && uncovered())
+        wf_io_server_engage();
+}
+
+static const wf_sched_hooks hooks = { .at_switch = at_switch, .at_tick = at_tick };
 static const wf_sched_poller poller = { io_poll, io_interrupt };
 static int hooks_on; /* atomic */
 static int hooks_lock;

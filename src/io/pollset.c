@@ -22,7 +22,8 @@
  *     messages) never spins the sleeper;
  *   - weft_io_kick(h): a completion outside the class's fd (another
  *     thread's progress) sets h->kicked, then interrupts the sleeper if
- *     there is one; a sleeper claims the set, then looks for kicked
+ *     there is one (a kick from inside a poll of h is dropped: that poll
+ *     goes on to scan h's waiters); a sleeper claims the set, then looks for kicked
  *     classes before it sleeps (seq_cst both: one of the two sees the
  *     other). Every poll of h clears the flag.
  * The sleep's timeout is the caller's deadline, to the nanosecond
@@ -106,7 +107,8 @@ void wf_io_set_interrupt(void)
 
 void weft_io_kick(weft_io_t h)
 {
-    if (!h)
+    /* Inside a poll of h, the poll's own scan finds what was completed. */
+    if (!h || weft_io_current() == h)
         return;
     __atomic_store_n(&h->kicked, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&set.sleeper, __ATOMIC_SEQ_CST) != WF_IO_SLEEPER_NONE)

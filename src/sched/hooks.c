@@ -54,6 +54,14 @@ void wf_hooks_at_switch(void)
             table[i]->at_switch();
 }
 
+void wf_hooks_at_tick(void)
+{
+    int n = __atomic_load_n(&count, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        if (table[i]->at_tick)
+            table[i]->at_tick();
+}
+
 int wf_hooks_idle_poll(void)
 {
     int n = __atomic_load_n(&count, __ATOMIC_ACQUIRE), found = 0;

@@ -190,6 +190,17 @@ static void let_server_threads_in(wf_worker *w)
     }
 }
 
+/* The running thread has now run through a tick: it no longer counts as
+ * one that switches soon (wf_sched_self_runs_short), and the I/O server
+ * may have to cover waits its worker's switches were detecting. */
+static void ran_through_tick(wf_worker *w)
+{
+    if (!w->current)
+        return;
+    w->current->runs_long = 1;
+    wf_hooks_at_tick();
+}
+
 static void on_tick(int sig, siginfo_t *si, void *uctx)
 {
     (void)sig;
@@ -200,6 +211,7 @@ static void on_tick(int sig, siginfo_t *si, void *uctx)
         w->in_handler++; /* SA_NODEFER: a nested tick only defers */
         w->ticks_seen++;
         if (w->in_handler == 1) {
+            ran_through_tick(w);
             let_server_threads_in(w);
             handle_tick(w, uctx);
         } else {

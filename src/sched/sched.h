@@ -92,6 +92,9 @@ void wf_sched_set_exit_hook(void (*fn)(wf_thread *t));
 typedef struct wf_sched_hooks {
     /* At every context switch, on the context that resumes. */
     void (*at_switch)(void);
+    /* At a worker's tick while a ULT runs, in the tick's signal handler:
+     * only atomics and raw system calls (async-signal-safe). */
+    void (*at_tick)(void);
     /* An idle worker looks for work (worker.c's find_runnable, step 2).
      * Returns > 0 if it made something runnable. */
     int (*idle_poll)(void);
@@ -127,6 +130,13 @@ void wf_sched_set_poller(const wf_sched_poller *p);
 /* 1 while an idle worker spins (it runs the poller's poll(0) about every
  * microsecond). Context: any. */
 int wf_sched_spinning(void);
+
+/* 1 if the calling ULT's last run ended within a tick of its worker (it
+ * blocked or yielded soon after it started): its worker will likely switch
+ * again soon. 0 for a thread that has not run yet, one that ran through a
+ * tick, without ticks (quantum 0), outside a ULT, or with WEFT_DISABLE
+ * short-runs. Context: any. */
+int wf_sched_self_runs_short(void);
 
 /* Workers asleep, or about to sleep (a racy snapshot). Context: any. */
 int wf_sched_idle_workers(void);

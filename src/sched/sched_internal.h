@@ -43,6 +43,9 @@ struct weft_thread {
     int switching;            /* atomic: queued by a swap-yield, registers
                                  not saved yet (switch.c) */
     int last_worker;
+    uint64_t enter_tick;      /* its worker's ticks_seen when it last started */
+    int runs_long;            /* its last run saw a tick (switch.c); 1 until
+                                 it has run */
     uint32_t flags;           /* WF_T_*; guarded by join_lock after start */
     int exiting;              /* switching away for the last time; touched
                                  by the thread itself only (flags are not:
@@ -183,6 +186,7 @@ void wf_futex_wait(uint32_t *addr, uint32_t val);
 
 /* hooks.c */
 void wf_hooks_at_switch(void);
+void wf_hooks_at_tick(void); /* async-signal-safe hooks only */
 int wf_hooks_idle_poll(void);
 int64_t wf_hooks_idle_deadline(void);
 int wf_hooks_at_fini(void);

@@ -39,6 +39,7 @@
 #include "sched/sched_internal.h"
 #include "sched/san.h"
 #include "util/cpu.h"
+#include "util/tuning.h"
 
 static __thread wf_worker *tls_worker __attribute__((tls_model("initial-exec")));
 
@@ -58,6 +59,13 @@ wf_thread *wf_self(void)
 {
     wf_worker *w = wf_worker_self();
     return w ? w->current : NULL;
+}
+
+int wf_sched_self_runs_short(void)
+{
+    wf_worker *w = wf_worker_self();
+    return w && w->current && wf_g.tick_ns > 0 && !w->current->runs_long &&
+           wf_tuning_on(WF_H_SHORT_RUNS);
 }
 
 /* ------------------------------------------------------ critical sections */
@@ -109,6 +117,7 @@ static wf_ctx *enter_thread(wf_worker *w, wf_thread *next)
     if (next->pre_hook)
         next->pre_hook(next, next->pre_arg);
     next->last_worker = w->index;
+    next->enter_tick = w->ticks_seen;
     w->preempt_pending = 0; /* a new slice starts */
     w->ticks_left = wf_g.slice_ticks[next->prio];
     return &next->ctx;
@@ -131,6 +140,8 @@ void wf_switch(wf_worker *w, wf_thread *prev, wf_thread *next,
     w->post_fn = post;
     w->post_prev = prev;
     w->post_arg = arg;
+    if (prev)
+        prev->runs_long = w->ticks_seen != prev->enter_tick;
     wf_ctx *from = prev ? &prev->ctx : &w->idle_ctx;
     wf_ctx *to = next ? enter_thread(w, next) : &w->idle_ctx;
     while (next && __atomic_load_n(&next->switching, __ATOMIC_ACQUIRE))

@@ -19,6 +19,7 @@ static const struct {
     { "server-nice", WF_H_SERVER_NICE },
     { "kernel-slice", WF_H_KERNEL_SLICE },
     { "tick-yield", WF_H_TICK_YIELD },
+    { "short-runs", WF_H_SHORT_RUNS },
 };
 
 #define NNAMES (sizeof names / sizeof names[0])

@@ -100,6 +100,8 @@ enum wf_heuristic {
     WF_H_KERNEL_SLICE = 1 << 3, /* "kernel-slice": short kernel slices */
     WF_H_TICK_YIELD = 1 << 4,   /* "tick-yield": busy workers yield at ticks
                                    while a server thread waits */
+    WF_H_SHORT_RUNS = 1 << 5,   /* "short-runs": a busy worker detects at its
+                                   switches while its threads run short */
 };
 
 /* Read WEFT_DISABLE (weft_init does, each time): 0, or WEFT_EINVAL with
