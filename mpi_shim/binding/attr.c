@@ -4,7 +4,7 @@
  *
  * Design: the MPI-1 forms have the same callback signatures and value
  * semantics as the MPI-2 ones for communicators, so both call the same
- * engine functions (engine/attr.c). MPI_Comm_get_attr's attribute_val is
+ * engine functions (engine/objects/attr.c). MPI_Comm_get_attr's attribute_val is
  * a void ** in disguise: it receives the stored pointer (for predefined
  * keyvals, a pointer to an int, as MPI-3.1 6.7.5 says).
  *
@@ -13,7 +13,7 @@
  * standard names MPI_ERR_KEYVAL), deleting an attribute that is not set is
  * MPI_ERR_OTHER (as Open MPI), and a callback's own error code is returned
  * as it is, through the communicator's handler.
- * Locking: none here (engine/attr.c).
+ * Locking: none here (engine/objects/attr.c).
  */
 #include "binding/comm.h"
 #include "binding/errclass.h"

@@ -1,7 +1,7 @@
 /* Buffered-send buffers: MPI_Buffer_attach and MPI_Buffer_detach.
  *
  * Design: the engine carves the attached buffer for MPI_Bsend's copies
- * (engine/bsend.c). Detach blocks the calling thread until every buffered
+ * (engine/p2p/bsend.c). Detach blocks the calling thread until every buffered
  * message has been sent, then returns the buffer's address and size.
  * Detaching when nothing is attached returns a NULL buffer of size 0.
  *

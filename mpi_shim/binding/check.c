@@ -13,7 +13,7 @@
  * Locking: none (reads read-only communicator fields).
  */
 #include "binding/binding.h"
-#include "engine/datatype.h"
+#include "engine/objects/datatype.h"
 
 _Static_assert(MPI_ANY_SOURCE == WMPI_ANY_SOURCE, "MPI_ANY_SOURCE");
 _Static_assert(MPI_PROC_NULL == WMPI_PROC_NULL, "MPI_PROC_NULL");

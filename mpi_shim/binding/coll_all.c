@@ -9,7 +9,7 @@
  * buffer) and nowhere else.
  *
  * Rejected: a binding per form calling the blocking one through a thread
- * (the engine already runs any collective either way, engine/coll_run.c).
+ * (the engine already runs any collective either way, engine/coll/coll_run.c).
  * Invariants: insignificant arguments never reach the engine.
  * Locking: none here (the engine locks).
  */

@@ -7,15 +7,15 @@
  * calling rank are checked (MPI lets the others be anything). Then one
  * path runs or starts the collective: blocking calls wait in the engine;
  * nonblocking ones get a request completed by the engine's collective
- * thread (engine/coll_run.c).
+ * thread (engine/coll/coll_run.c).
  *
  * Rejected: per-collective copies of the count/type/buffer checks.
  * Invariants: a nonblocking call that fails leaves *req MPI_REQUEST_NULL.
  * Locking: none (reads read-only fields of handles).
  */
 #include "binding/coll_check.h"
-#include "engine/datatype.h"
-#include "engine/op.h"
+#include "engine/objects/datatype.h"
+#include "engine/objects/op.h"
 
 _Static_assert(MPI_IN_PLACE == WMPI_IN_PLACE, "MPI_IN_PLACE");
 

@@ -1,7 +1,7 @@
 /* Argument checks and the call path shared by the collective bindings
  * (binding/coll_*.c).
  *
- * Each MPI collective binding fills a wmpi_coll_args (engine/coll.h) with
+ * Each MPI collective binding fills a wmpi_coll_args (engine/coll/coll.h) with
  * the arguments that are significant on the calling rank (the others are
  * left NULL / 0, so the engine never reads a handle MPI lets the caller
  * pass uninitialised), checks them, and hands them to wmpi_coll_go, which
@@ -11,7 +11,7 @@
 #define WMPI_COLL_CHECK_H
 
 #include "binding/binding.h"
-#include "engine/coll.h"
+#include "engine/coll/coll.h"
 
 /* 0 or the MPI error class of a significant (buffer, count, datatype):
  * MPI_ERR_COUNT, MPI_ERR_TYPE (null or not committed), MPI_ERR_BUFFER. */

@@ -5,7 +5,7 @@
  *
  * Design: a communicator handle points at the engine's wmpi_comm; queries
  * read its read-only fields, constructors check their arguments and call
- * engine/comm.h, and the new communicator inherits the parent's error
+ * engine/objects/comm.h, and the new communicator inherits the parent's error
  * handler (binding/comm.h). Classes follow Open MPI: a null or freed
  * communicator is MPI_ERR_COMM, a null output pointer MPI_ERR_ARG, a bad
  * group MPI_ERR_GROUP. Splitting or creating from an intercommunicator

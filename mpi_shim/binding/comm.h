@@ -11,7 +11,7 @@
 #define WMPI_BINDING_COMM_H
 
 #include "binding/binding.h"
-#include "engine/comm.h"
+#include "engine/objects/comm.h"
 
 /* nc (fresh from the engine) takes parent's error handler (a reference);
  * installs the engine's destroy hook that drops it again (errors.c).

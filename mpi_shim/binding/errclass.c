@@ -7,7 +7,7 @@
  * MPICH; a class is also a valid code of itself). One table, indexed by
  * code - MPI_ERR_LASTCODE - 1, holds each one's class and string; the
  * last number handed out is MPI_LASTUSEDCODE's value (pushed to the
- * attribute, engine/attr.c, as it changes). Strings may be set
+ * attribute, engine/objects/attr.c, as it changes). Strings may be set
  * (and replaced) for user classes and codes only: changing a predefined
  * class's text is MPI_ERR_ARG, as Open MPI reports. A user code without a
  * string reads as "" (Open MPI too).
@@ -18,7 +18,7 @@
  *
  * Invariants: 0 <= n; entries[0..n) describe codes LASTCODE+1..LASTCODE+n;
  * an entry's class is a predefined class or an earlier user class.
- * Locking: a spin lock (engine/lock.h) around every table access; lookups
+ * Locking: a spin lock (engine/core/lock.h) around every table access; lookups
  * copy out under it, so the table may grow meanwhile.
  */
 #include <stdio.h>
@@ -27,8 +27,8 @@
 
 #include "binding/binding.h"
 #include "binding/errclass.h"
-#include "engine/comm.h"
-#include "engine/lock.h"
+#include "engine/objects/comm.h"
+#include "engine/core/lock.h"
 
 typedef struct user_code {
     int cls;                          /* itself for a user class */

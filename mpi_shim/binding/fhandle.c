@@ -17,14 +17,14 @@
  *
  * Invariants: slots[0] == NULL; index_of maps every slots[i] (i > 0) to
  * i; n_slots <= cap_slots; the hash is at most half full.
- * Locking: one spin lock (engine/lock.h) guards the table; critical
+ * Locking: one spin lock (engine/core/lock.h) guards the table; critical
  * sections are a hash probe or an append, and never block.
  */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "binding/binding.h"
-#include "engine/lock.h"
+#include "engine/core/lock.h"
 
 static wmpi_lock table_lock = WMPI_LOCK_INITIALIZER;
 static void **slots;         /* index -> handle */

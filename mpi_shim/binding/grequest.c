@@ -1,7 +1,7 @@
 /* Generalized requests: MPI_Grequest_start, MPI_Grequest_complete, and
  * the callbacks' part of completing one (binding/grequest.h).
  *
- * Design: the engine (engine/grequest.c) makes the request waitable like
+ * Design: the engine (engine/p2p/grequest.c) makes the request waitable like
  * any other and decides when free_fn runs for MPI_Request_free; the
  * callbacks that take an MPI_Status (query_fn) are called here, where the
  * MPI types are known. A completion call (Wait, Test, and their any/some/
@@ -20,7 +20,7 @@
  */
 #include "binding/binding.h"
 #include "binding/grequest.h"
-#include "engine/grequest.h"
+#include "engine/p2p/grequest.h"
 
 static int query(wmpi_grequest *g, MPI_Status *status)
 {

@@ -2,7 +2,7 @@
  * _get_nthkey, _delete, _dup, _free; MPI_INFO_ENV; the hints of
  * communicators (MPI_Comm_set_info, MPI_Comm_get_info).
  *
- * Design: parameter checks here, storage in the engine (engine/info.c).
+ * Design: parameter checks here, storage in the engine (engine/objects/info.c).
  * Keys are at most MPI_MAX_INFO_KEY - 1 characters and not empty, values
  * at most MPI_MAX_INFO_VAL - 1 (the C strings with their NUL fit the
  * MPI_MAX_* buffers), else MPI_ERR_INFO_KEY / MPI_ERR_INFO_VALUE, as Open
@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "binding/binding.h"
-#include "engine/info.h"
+#include "engine/objects/info.h"
 
 static MPI_Info env_ready(MPI_Info info)
 {

@@ -1,7 +1,7 @@
 /* MPI_Init, MPI_Init_thread, MPI_Finalize and the queries about them;
  * MPI_Abort.
  *
- * Design: the engine does the work (engine/init.c); these check the call
+ * Design: the engine does the work (engine/core/init.c); these check the call
  * order (MPI allows one MPI_Init and one MPI_Finalize per process) and
  * the thread level. Every level up to MPI_THREAD_MULTIPLE is provided as
  * requested: the engine is always thread-safe, and a level above MULTIPLE
@@ -18,7 +18,7 @@
 
 #include "binding/binding.h"
 #include "binding/errclass.h"
-#include "engine/comm.h"
+#include "engine/objects/comm.h"
 
 static int init(int required, int *provided, const char *fn)
 {

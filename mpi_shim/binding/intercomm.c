@@ -2,7 +2,7 @@
  * MPI_Intercomm_merge (MPI_Comm_dup, _free, _test_inter, _remote_size and
  * _remote_group of intercommunicators are in comm.c).
  *
- * Design: argument checks, then engine/intercomm.c. The peer communicator
+ * Design: argument checks, then engine/create/intercomm.c. The peer communicator
  * and remote leader are significant only at the local leader (MPI-3.1
  * 6.6.2), so only the leader checks them. Classes: a null or
  * intercommunicator local_comm, or a bad peer at the leader, is

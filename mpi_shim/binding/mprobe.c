@@ -1,7 +1,7 @@
 /* Matched probe and receive: MPI_Mprobe, MPI_Improbe, MPI_Mrecv,
  * MPI_Imrecv.
  *
- * Design: the engine (engine/mprobe.c) takes the probed message out of
+ * Design: the engine (engine/p2p/mprobe.c) takes the probed message out of
  * the unexpected queue, so the receive that follows gets exactly it even
  * when other threads receive on the same communicator. A probe of
  * MPI_PROC_NULL returns MPI_MESSAGE_NO_PROC (a sentinel, never
@@ -20,7 +20,7 @@
  * Locking: none here (the engine locks).
  */
 #include "binding/binding.h"
-#include "engine/mprobe.h"
+#include "engine/p2p/mprobe.h"
 
 static int probe_check(int source, int tag, MPI_Comm comm, MPI_Message *message)
 {

@@ -2,7 +2,7 @@
  * _alltoall, _alltoallv, _alltoallw (blocking forms).
  *
  * Design: check the arguments, fill a wmpi_coll_args counted per
- * neighbour and run engine/neighbor.c. Classes: a null communicator or an
+ * neighbour and run engine/coll/neighbor.c. Classes: a null communicator or an
  * intercommunicator MPI_ERR_COMM, one without a topology MPI_ERR_TOPOLOGY,
  * then the collectives' buffer classes (binding/coll_check.h:
  * MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_BUFFER, MPI_ERR_ARG for a missing
@@ -13,13 +13,13 @@
  * MPI_Neighbor_alltoallw has its own engine entry: its displacements are
  * MPI_Aint, which wmpi_coll_args (ints) cannot hold.
  * Not yet (generated stubs): the nonblocking forms MPI_Ineighbor_* (they
- * need the collectives' thread-per-request runner, engine/coll_run.c,
+ * need the collectives' thread-per-request runner, engine/coll/coll_run.c,
  * which takes only its own schedules).
  * Invariants: none. Locking: none (the engine's).
  */
 #include "binding/coll_check.h"
-#include "engine/comm.h"
-#include "engine/neighbor.h"
+#include "engine/objects/comm.h"
+#include "engine/coll/neighbor.h"
 
 /* 0 or the class for comm; *nin, *nout its neighbour counts. */
 static int check_comm(MPI_Comm comm, int *nin, int *nout)

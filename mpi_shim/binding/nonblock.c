@@ -3,12 +3,12 @@
  *
  * Design: check the arguments, start the operation in the engine, hand
  * back its request. The send modes differ only in the engine's protocol
- * choice (engine/send.c): synchronous sends always rendezvous, buffered
+ * choice (engine/p2p/send.c): synchronous sends always rendezvous, buffered
  * sends copy into the attached buffer and return a request that is
  * already complete, ready sends are standard sends.
  *
  * Rejected: separate engine entry points per mode (one entry with a mode
- * keeps the protocol choice in one place, engine/send.c).
+ * keeps the protocol choice in one place, engine/p2p/send.c).
  * Invariants: on success *request is a live request; on error it is
  * MPI_REQUEST_NULL.
  * Locking: none here (the engine locks).

@@ -15,8 +15,8 @@
  * Locking: none here.
  */
 #include "binding/binding.h"
-#include "engine/datatype.h"
-#include "engine/op.h"
+#include "engine/objects/datatype.h"
+#include "engine/objects/op.h"
 
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {

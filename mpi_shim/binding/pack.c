@@ -16,7 +16,7 @@
 #include <limits.h>
 
 #include "binding/binding.h"
-#include "engine/datatype.h"
+#include "engine/objects/datatype.h"
 
 /* 0 or the class for moving `count` elements of dt between the typed
  * buffer and `size` packed bytes at *position (both directions); *bytes

@@ -2,7 +2,7 @@
  * portable "external32" representation, MPI-3.1 13.5.2) and
  * MPI_Type_match_size (MPI-3.1 17.1.9).
  *
- * Design: the conversion is the engine's (engine/external32.c); these
+ * Design: the conversion is the engine's (engine/objects/external32.c); these
  * check arguments the way MPI_Pack / MPI_Unpack do (binding/pack.c): no
  * room in either buffer is MPI_ERR_TRUNCATE with the position unchanged.
  * MPI_Pack_external_size is exact (the standard asks for an upper bound).
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "binding/binding.h"
-#include "engine/datatype.h"
+#include "engine/objects/datatype.h"
 
 /* 0 or the class for moving `count` elements of dt between the typed
  * buffer and `size` external32 bytes at *position (both directions);

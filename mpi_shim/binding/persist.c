@@ -3,7 +3,7 @@
  *
  * Design: *_init checks the arguments once and describes the operation in
  * an inactive request; each MPI_Start runs it again from that description
- * (engine/start.c), and a completion call makes it inactive again without
+ * (engine/p2p/start.c), and a completion call makes it inactive again without
  * freeing it. MPI_Request_free releases it.
  *
  * Rejected: MPI_Start re-checking arguments (they were checked at init and

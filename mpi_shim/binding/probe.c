@@ -4,7 +4,7 @@
  * unexpected queue (after one progress pass) without receiving it; its
  * status gives source, tag and size, so the program can allocate before
  * MPI_Recv. MPI_Probe blocks only the calling thread until such a message
- * arrives (engine/wait.c). A probe sees a large message as soon as its
+ * arrives (engine/p2p/wait.c). A probe sees a large message as soon as its
  * rendezvous request arrived, before its data.
  *
  * Rejected: a probe that receives the message into a hidden buffer

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "binding/binding.h"
-#include "engine/datatype.h"
+#include "engine/objects/datatype.h"
 
 static int send(const void *buf, int count, MPI_Datatype dt, int dest,
                 int tag, MPI_Comm comm, int mode, const char *fn)

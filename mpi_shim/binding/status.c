@@ -24,7 +24,7 @@
 #include <limits.h>
 
 #include "binding/binding.h"
-#include "engine/datatype.h"
+#include "engine/objects/datatype.h"
 #include "binding/grequest.h"
 
 void wmpi_status_out(MPI_Status *out, const wmpi_status *st, int with_error)

@@ -1,7 +1,7 @@
 /* Cartesian topology bindings: MPI_Cart_create, _sub, _get, _coords,
  * _rank, _shift, _map, MPI_Cartdim_get and MPI_Topo_test.
  *
- * Design: the engine (engine/topo.c) builds the communicators and does the
+ * Design: the engine (engine/create/topo.c) builds the communicators and does the
  * rank arithmetic; these check arguments. Classes follow Open MPI: a
  * communicator without a Cartesian topology (none, or a graph) is
  * MPI_ERR_TOPOLOGY, a bad dimension count or size MPI_ERR_DIMS (a grid
@@ -207,7 +207,7 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
         return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Topo_test");
     if (!status)
         return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Topo_test");
-    /* engine/comm.h's kinds are mpi.h's MPI_CART, MPI_GRAPH, ... */
+    /* engine/objects/comm.h's kinds are mpi.h's MPI_CART, MPI_GRAPH, ... */
     *status = comm->topo ? comm->topo->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }

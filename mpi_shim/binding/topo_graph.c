@@ -3,7 +3,7 @@
  * MPI_Dist_graph_create_adjacent, _create, _neighbors_count, _neighbors.
  * (MPI_Topo_test, shared with Cartesian ones, is in binding/topo.c.)
  *
- * Design: the engine (engine/topo_graph.c) builds the communicators and
+ * Design: the engine (engine/create/topo_graph.c) builds the communicators and
  * keeps the neighbour lists; these check arguments and copy lists out.
  * Classes follow Open MPI 4.1: a communicator of the wrong kind (no
  * topology, Cartesian, or the other graph kind) is MPI_ERR_TOPOLOGY; an

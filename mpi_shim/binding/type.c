@@ -3,13 +3,13 @@
  * get_envelope and get_contents.
  *
  * Design: predefined and derived types answer the same engine queries
- * (engine/datatype.h); these bindings check arguments and convert widths
+ * (engine/objects/datatype.h); these bindings check arguments and convert widths
  * (int results that do not fit become MPI_UNDEFINED, as MPI-3.1 4.1.5
  * says for MPI_Type_size). MPI_Type_free drops the handle's reference: a
  * pending operation or a type built on it keeps the type alive. Freeing a
  * predefined type is MPI_ERR_TYPE, as in Open MPI; committing one is a
  * no-op. MPI_Type_dup copies the attributes through their copy callbacks
- * and MPI_Type_free runs the delete callbacks first (engine/attr.c; a
+ * and MPI_Type_free runs the delete callbacks first (engine/objects/attr.c; a
  * callback's error leaves the type as it was). Datatypes have no error handler of their own, so errors go to
  * MPI_COMM_WORLD's.
  *
@@ -24,8 +24,8 @@
 #include <string.h>
 
 #include "binding/binding.h"
-#include "engine/comm.h"
-#include "engine/datatype.h"
+#include "engine/objects/comm.h"
+#include "engine/objects/datatype.h"
 
 _Static_assert(MPI_MAX_OBJECT_NAME == WMPI_MAX_TYPE_NAME, "type names");
 

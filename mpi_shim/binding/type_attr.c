@@ -1,7 +1,7 @@
 /* Datatype attribute bindings: MPI_Type_create_keyval, _free_keyval,
  * _set_attr, _get_attr, _delete_attr (MPI-3.1 6.7.4).
  *
- * Design: the same engine as communicator attributes (engine/attr.c),
+ * Design: the same engine as communicator attributes (engine/objects/attr.c),
  * with keyvals of the datatype kind; the copy callbacks run on
  * MPI_Type_dup and the delete callbacks on MPI_Type_free (binding/type.c).
  * Predefined datatypes may cache attributes too (the standard does not
@@ -15,10 +15,10 @@
  * latter; the standard names MPI_ERR_KEYVAL); deleting an attribute that
  * is not set is MPI_ERR_OTHER, as for communicators; a callback's error
  * code is returned as it is.
- * Locking: none here (engine/attr.c).
+ * Locking: none here (engine/objects/attr.c).
  */
 #include "binding/binding.h"
-#include "engine/comm.h"
+#include "engine/objects/comm.h"
 
 static int type_attr_return(int err, const char *fn)
 {

@@ -5,7 +5,7 @@
  * Design: each binding checks its arguments (with Open MPI's classes: a
  * negative count is MPI_ERR_COUNT, a negative block length or a bad
  * array MPI_ERR_ARG, a null type MPI_ERR_TYPE), then marshals them into
- * the argument list MPI_Type_get_contents will report (engine/datatype.h)
+ * the argument list MPI_Type_get_contents will report (engine/objects/datatype.h)
  * and lets wmpi_datatype_create build the type. The engine repeats the
  * value checks it needs, so nothing slips through a binding.
  *
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "binding/binding.h"
-#include "engine/datatype.h"
+#include "engine/objects/datatype.h"
 
 _Static_assert(sizeof(MPI_Aint) == sizeof(int64_t), "MPI_Aint is 64-bit");
 

@@ -12,7 +12,19 @@
  *
  * Threads: every function may be called from any user-level thread or
  * plain pthread at once (MPI_THREAD_MULTIPLE); the engine serialises its
- * state with one lock (lock.h). Blocking functions block only the caller.
+ * state with one lock (core/lock.h). Blocking functions block only the
+ * caller.
+ *
+ * Layout, one directory per concern, each calling only the ones listed
+ * after it (so the files' call graph has no cycle across directories):
+ *   core/     init and finalize, the engine state (internal.h), CPU binding
+ *   create/   communicators the members agree on: split, create, dup,
+ *             intercommunicators, topologies, context ids
+ *   coll/     collectives: schedules, blocking and nonblocking runs
+ *   p2p/      point-to-point: requests, matching, send/recv protocols,
+ *             progress, waiting
+ *   objects/  communicators, groups, datatypes, ops, info, attributes
+ *   core/fatal.c, the fatal-error exit, is a leaf every directory may use.
  */
 #ifndef WMPI_ENGINE_H
 #define WMPI_ENGINE_H
@@ -49,7 +61,7 @@ static inline int wmpi_err_is_mpi(int err)
 /* `pack` is unused (always NULL). A message carries its elements packed:
  * count * size bytes, in type-map order, without the gaps the type has in
  * memory (the pair types with a hole, like MPI_DOUBLE_INT, travel without
- * it, as in Open MPI). engine/datatype.h has the layout queries, pack and
+ * it, as in Open MPI). engine/objects/datatype.h has the layout queries, pack and
  * unpack, and derived types. */
 typedef struct wmpi_pack_ops wmpi_pack_ops;
 struct wmpi_dtd;
@@ -83,7 +95,7 @@ typedef struct wmpi_datatype {
      * For derived types size, extent and name are set by the engine and
      * basic is min(basic elements per element, INT_MAX). */
     struct wmpi_dtd *derived;
-    /* private: cached attributes (engine/attr.c), any type; NULL: none */
+    /* private: cached attributes (engine/objects/attr.c), any type; NULL: none */
     struct wmpi_attr *attrs;
 } wmpi_datatype;
 
@@ -98,7 +110,7 @@ typedef void wmpi_user_fn(void *invec, void *inoutvec, int *len,
                           struct wmpi_datatype **dt);
 
 /* Predefined ops are static objects (id > 0, refs unused); user ops
- * (MPI_Op_create) are malloc'd with id 0. engine/op.h has the interface. */
+ * (MPI_Op_create) are malloc'd with id 0. engine/objects/op.h has the interface. */
 typedef struct wmpi_op {
     const char *name;
     int id;           /* read-only: enum wmpi_op_id (op.h); 0 = user op */
@@ -112,7 +124,7 @@ typedef struct wmpi_op {
 /* A communicator owns two context ids: `ctx` for point-to-point traffic
  * and ctx + 1 for collectives, so the two never match each other. World
  * is 0/1, self 2/3; the others get pairs agreed by their members
- * (engine/comm_ctx.c). engine/comm.h has groups, creation, attributes,
+ * (engine/create/comm_ctx.c). engine/objects/comm.h has groups, creation, attributes,
  * topologies and intercommunicators. */
 typedef struct wmpi_comm {
     uint32_t ctx;      /* read-only */
@@ -124,7 +136,7 @@ typedef struct wmpi_comm {
     uint32_t coll_seq; /* atomic: collectives started so far (coll.h) */
     struct wmpi_info *info; /* hints of MPI_Comm_set_info (a copy, owned:
                                wmpi_info_release it on free), or NULL */
-    /* creation, groups, attributes, topology: engine/comm.h */
+    /* creation, groups, attributes, topology: engine/objects/comm.h */
     int refs;              /* private, atomic: the handle + each request */
     int predefined;        /* read-only: world, self: never destroyed */
     int remote_size;       /* read-only: intercomm: remote group's size;
@@ -160,8 +172,8 @@ typedef struct wmpi_status {
     int64_t bytes;  /* bytes received (sent, for sends) */
 } wmpi_status;
 
-/* WMPI_REQ_COLL: a nonblocking collective (engine/coll_run.c). */
-/* WMPI_REQ_GREQ: a generalized request (engine/grequest.h). */
+/* WMPI_REQ_COLL: a nonblocking collective (engine/coll/coll_run.c). */
+/* WMPI_REQ_GREQ: a generalized request (engine/p2p/grequest.h). */
 enum wmpi_req_kind { WMPI_REQ_SEND = 1, WMPI_REQ_RECV = 2, WMPI_REQ_COLL = 3,
                      WMPI_REQ_GREQ = 4 };
 enum wmpi_send_mode {
