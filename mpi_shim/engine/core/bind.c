@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/boot_proto.h"
+#include "boot/boot_proto.h"
 #include "engine/core/internal.h"
 
 static int env_count(const char *name, int dflt)

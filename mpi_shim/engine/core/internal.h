@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <weft/io.h>
 
-#include "engine/boot.h"
+#include "boot/boot.h"
 #include "engine/engine.h"
 #include "engine/core/lock.h"
 

@@ -1,4 +1,4 @@
-/* The control protocol between a rank (engine/boot.c) and Weft's mpirun
+/* The control protocol between a rank (boot/boot.c) and Weft's mpirun
  * (launcher/wireup.c). Both sides include this header; it is the only thing
  * they share, so a change here is a change of WMPI_PROTO_VERSION.
  *
