@@ -1,4 +1,4 @@
-/* The engine's life: MPI_Init, MPI_Finalize, MPI_Abort.
+/* The engine's life: MPI_Init and MPI_Finalize (MPI_Abort: fatal.c).
  *
  * Init, in order: start Weft's runtime if the program did not (main then
  * becomes a user-level thread, so MPI calls block only it), after binding
@@ -27,7 +27,6 @@
  * call MPI (the MPI standard's rule); the state they publish is read-only
  * in between.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -38,7 +37,6 @@ wmpi_engine wmpi_eng = { .lock = WMPI_LOCK_INITIALIZER };
 wmpi_env wmpi_state;
 
 static int started_weft; /* MPI_Init called weft_init() */
-static int boot_ok;      /* wmpi_eng.boot is usable for abort */
 
 int wmpi_world_rank(void)
 {
@@ -116,7 +114,7 @@ int wmpi_init(int required, int *provided)
     err = wmpi_boot_init(&wmpi_eng.boot);
     if (err < 0)
         return err;
-    boot_ok = 1;
+    wmpi_abort_set_boot(&wmpi_eng.boot);
     err = start_engine();
     if (err < 0)
         return err;
@@ -220,7 +218,7 @@ int wmpi_finalize(void)
     if (wmpi_eng.tp)
         wmpi_eng.tops->destroy(wmpi_eng.tp);
     wmpi_eng.tp = NULL;
-    boot_ok = 0;
+    wmpi_abort_set_boot(NULL);
     wmpi_boot_finalize(&wmpi_eng.boot);
     free_queues();
     free(wmpi_eng.peers);
@@ -233,22 +231,4 @@ int wmpi_finalize(void)
     if (started_weft && weft_fini() == 0)
         started_weft = 0;
     return err;
-}
-
-/* ---------------------------------------------------------------- abort */
-
-_Noreturn void wmpi_abort(int code, const char *msg)
-{
-    wmpi_boot_abort(boot_ok ? &wmpi_eng.boot : NULL, code, msg);
-}
-
-void wmpi_fatal(const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    wmpi_abort(1, msg);
 }

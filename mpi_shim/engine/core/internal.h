@@ -263,8 +263,13 @@ void wmpi_comms_init(int rank, int size);
 extern wmpi_comm wmpi_comm_final; /* MPI_Finalize's closing handshake */
 extern wmpi_datatype wmpi_dt_byte;
 
-/* ---------------------------------------------------------- misc */
+/* ------------------------------------------------------------- fatal.c */
 
+/* Stop the whole job through the launcher with a formatted message: a
+ * broken invariant or an impossible allocation. Context: any. */
 void wmpi_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* The boot connection abort reports through, or NULL (none yet, or
+ * closing). Context: init and finalize. */
+void wmpi_abort_set_boot(wmpi_boot *b);
 
 #endif /* WMPI_INTERNAL_H */
