@@ -18,7 +18,7 @@ extern struct wmpi_group wmpi_pub_group_empty;
 
 static int group_fail(int cls, const char *fn)
 {
-    return wmpi_fail(NULL, cls, fn);
+    return wbind_fail(NULL, cls, fn);
 }
 
 /* Engine result of a constructor: WEFT_EINVAL means a bad rank. g is
@@ -29,7 +29,7 @@ static int group_made(int err, wmpi_group *const *g, MPI_Group *out,
     if (err == WEFT_EINVAL)
         return group_fail(MPI_ERR_RANK, fn);
     if (err)
-        return wmpi_return(NULL, err, fn);
+        return wbind_return(NULL, err, fn);
     *out = *g;
     return MPI_SUCCESS;
 }

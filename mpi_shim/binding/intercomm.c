@@ -45,13 +45,13 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
 
     WMPI_NEED_INIT("MPI_Intercomm_create");
     if (cls)
-        return wmpi_fail(local_comm, cls, "MPI_Intercomm_create");
+        return wbind_fail(local_comm, cls, "MPI_Intercomm_create");
     err = wmpi_intercomm_create(local_comm, local_leader,
                                 local_comm->rank == local_leader ? peer_comm : NULL,
                                 remote_leader, tag, &nc);
     if (err)
-        return wmpi_return(local_comm, err, "MPI_Intercomm_create");
-    wmpi_comm_out(local_comm, nc, newintercomm);
+        return wbind_return(local_comm, err, "MPI_Intercomm_create");
+    wbind_comm_out(local_comm, nc, newintercomm);
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Intercomm_create)
@@ -63,13 +63,13 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 
     WMPI_NEED_INIT("MPI_Intercomm_merge");
     if (!intercomm || !intercomm->remote)
-        return wmpi_fail(intercomm, MPI_ERR_COMM, "MPI_Intercomm_merge");
+        return wbind_fail(intercomm, MPI_ERR_COMM, "MPI_Intercomm_merge");
     if (!newintracomm)
-        return wmpi_fail(intercomm, MPI_ERR_ARG, "MPI_Intercomm_merge");
+        return wbind_fail(intercomm, MPI_ERR_ARG, "MPI_Intercomm_merge");
     err = wmpi_intercomm_merge(intercomm, high, &nc);
     if (err)
-        return wmpi_return(intercomm, err, "MPI_Intercomm_merge");
-    wmpi_comm_out(intercomm, nc, newintracomm);
+        return wbind_return(intercomm, err, "MPI_Intercomm_merge");
+    wbind_comm_out(intercomm, nc, newintracomm);
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Intercomm_merge)

@@ -37,14 +37,14 @@ static int check_bufv(const void *buf, const int counts[], const int displs[],
 {
     if (buf == MPI_IN_PLACE)
         return MPI_ERR_BUFFER;
-    return n ? wmpi_check_coll_bufv(buf, counts, displs, n, dt) : 0;
+    return n ? wbind_check_coll_bufv(buf, counts, displs, n, dt) : 0;
 }
 
 static int check_buf(const void *buf, int count, MPI_Datatype dt)
 {
     if (buf == MPI_IN_PLACE)
         return MPI_ERR_BUFFER;
-    return wmpi_check_coll_buf(buf, count, dt);
+    return wbind_check_coll_buf(buf, count, dt);
 }
 
 static int check_bufw(const void *buf, const int counts[],
@@ -58,7 +58,7 @@ static int check_bufw(const void *buf, const int counts[],
     if (n && (!counts || !displs || !types))
         return MPI_ERR_ARG;
     for (int i = 0; !cls && i < n; i++)
-        cls = wmpi_check_coll_buf(buf, counts[i], types[i]);
+        cls = wbind_check_coll_buf(buf, counts[i], types[i]);
     return cls;
 }
 
@@ -69,9 +69,9 @@ static int run(MPI_Comm comm, int cls, int kind, const wmpi_coll_args *a,
     int err;
 
     if (cls)
-        return wmpi_fail(comm, cls, fn);
+        return wbind_fail(comm, cls, fn);
     err = wmpi_neighbor_coll(kind, a, comm);
-    return err ? wmpi_return(comm, err, fn) : MPI_SUCCESS;
+    return err ? wbind_return(comm, err, fn) : MPI_SUCCESS;
 }
 
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount,
@@ -171,8 +171,8 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
     if (!cls)
         cls = check_bufw(recvbuf, recvcounts, rdispls, recvtypes, nin);
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Neighbor_alltoallw");
+        return wbind_fail(comm, cls, "MPI_Neighbor_alltoallw");
     err = wmpi_neighbor_alltoallw(&w, comm);
-    return err ? wmpi_return(comm, err, "MPI_Neighbor_alltoallw") : MPI_SUCCESS;
+    return err ? wbind_return(comm, err, "MPI_Neighbor_alltoallw") : MPI_SUCCESS;
 }
 WMPI_ALIAS(Neighbor_alltoallw)

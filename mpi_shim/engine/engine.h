@@ -38,7 +38,7 @@
 
 /* An MPI error code that a user callback returned (generalized
  * requests), carried in the engine's negative-code convention below
- * every -errno and WEFT_ESTATE; the bindings' wmpi_error_class() decodes
+ * every -errno and WEFT_ESTATE; the bindings' wbind_error_class() decodes
  * it. MPI_SUCCESS (0) stays 0. */
 #define WMPI_EMPI_BASE (-0x100000)
 static inline int wmpi_err_from_mpi(int code)
