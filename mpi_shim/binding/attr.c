@@ -3,10 +3,10 @@
  * MPI_Keyval_create/free and MPI_Attr_put/get/delete.
  *
  * Design: the MPI-1 forms have the same callback signatures and value
- * semantics as the MPI-2 ones for communicators, so both call the same
- * engine functions (engine/objects/attr.c). MPI_Comm_get_attr's attribute_val is
- * a void ** in disguise: it receives the stored pointer (for predefined
- * keyvals, a pointer to an int, as MPI-3.1 6.7.5 says).
+ * semantics as the MPI-2 ones for communicators, so both call the same engine
+ * functions (engine/objects/attr.c). MPI_Comm_get_attr's attribute_val is a
+ * void ** in disguise: it receives the stored pointer (for predefined keyvals,
+ * a pointer to an int, as MPI-3.1 6.7.5 says).
  *
  * Errors: an unknown, freed or predefined-where-not-allowed keyval is
  * MPI_ERR_KEYVAL (Open MPI 4.1 says MPI_ERR_OTHER for some of these; the

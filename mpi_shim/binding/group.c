@@ -2,10 +2,10 @@
  * _incl, _excl, _range_incl, _range_excl, _union, _intersection,
  * _difference and _free.
  *
- * Design: group handles point at the engine's wmpi_group (engine/objects/comm.h);
- * the bindings check handles and pointers, the engine checks ranks.
- * Classes follow Open MPI: a null group is MPI_ERR_GROUP, a bad rank or
- * range MPI_ERR_RANK, a bad count or null pointer MPI_ERR_ARG. Group
+ * Design: group handles point at the engine's wmpi_group
+ * (engine/objects/comm.h); the bindings check handles and pointers, the engine
+ * checks ranks. Classes follow Open MPI: a null group is MPI_ERR_GROUP, a bad
+ * rank or range MPI_ERR_RANK, a bad count or null pointer MPI_ERR_ARG. Group
  * errors belong to no communicator: MPI_COMM_WORLD's handler reports them.
  * Freeing MPI_GROUP_EMPTY (which empty results are) only nulls the handle.
  *

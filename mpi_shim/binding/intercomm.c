@@ -2,14 +2,13 @@
  * MPI_Intercomm_merge (MPI_Comm_dup, _free, _test_inter, _remote_size and
  * _remote_group of intercommunicators are in comm.c).
  *
- * Design: argument checks, then engine/create/intercomm.c. The peer communicator
- * and remote leader are significant only at the local leader (MPI-3.1
- * 6.6.2), so only the leader checks them. Classes: a null or
- * intercommunicator local_comm, or a bad peer at the leader, is
- * MPI_ERR_COMM; a leader out of range MPI_ERR_RANK; a bad tag
- * MPI_ERR_TAG; overlapping groups MPI_ERR_ARG. Merging an
- * intracommunicator is MPI_ERR_COMM.
- * Locking: none here.
+ * Design: argument checks, then engine/create/intercomm.c. The peer
+ * communicator and remote leader are significant only at the local leader
+ * (MPI-3.1 6.6.2), so only the leader checks them. Classes: a null or
+ * intercommunicator local_comm, or a bad peer at the leader, is MPI_ERR_COMM;
+ * a leader out of range MPI_ERR_RANK; a bad tag MPI_ERR_TAG; overlapping
+ * groups MPI_ERR_ARG. Merging an intracommunicator is MPI_ERR_COMM. Locking:
+ * none here.
  */
 #include "binding/comm.h"
 

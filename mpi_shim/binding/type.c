@@ -3,15 +3,15 @@
  * get_envelope and get_contents.
  *
  * Design: predefined and derived types answer the same engine queries
- * (engine/objects/datatype.h); these bindings check arguments and convert widths
- * (int results that do not fit become MPI_UNDEFINED, as MPI-3.1 4.1.5
+ * (engine/objects/datatype.h); these bindings check arguments and convert
+ * widths (int results that do not fit become MPI_UNDEFINED, as MPI-3.1 4.1.5
  * says for MPI_Type_size). MPI_Type_free drops the handle's reference: a
  * pending operation or a type built on it keeps the type alive. Freeing a
- * predefined type is MPI_ERR_TYPE, as in Open MPI; committing one is a
- * no-op. MPI_Type_dup copies the attributes through their copy callbacks
- * and MPI_Type_free runs the delete callbacks first (engine/objects/attr.c; a
- * callback's error leaves the type as it was). Datatypes have no error handler of their own, so errors go to
- * MPI_COMM_WORLD's.
+ * predefined type is MPI_ERR_TYPE, as in Open MPI; committing one is a no-op.
+ * MPI_Type_dup copies the attributes through their copy callbacks and
+ * MPI_Type_free runs the delete callbacks first (engine/objects/attr.c; a
+ * callback's error leaves the type as it was). Datatypes have no error handler
+ * of their own, so errors go to MPI_COMM_WORLD's.
  *
  * Rejected: copying the name on MPI_Type_dup (Open MPI names the copy
  * "Dup <name>"; MPI says nothing, and an empty name is the default of

@@ -3,11 +3,11 @@
  * create_struct, create_resized, create_subarray, create_darray.
  *
  * Design: each binding checks its arguments (with Open MPI's classes: a
- * negative count is MPI_ERR_COUNT, a negative block length or a bad
- * array MPI_ERR_ARG, a null type MPI_ERR_TYPE), then marshals them into
- * the argument list MPI_Type_get_contents will report (engine/objects/datatype.h)
- * and lets wmpi_datatype_create build the type. The engine repeats the
- * value checks it needs, so nothing slips through a binding.
+ * negative count is MPI_ERR_COUNT, a negative block length or a bad array
+ * MPI_ERR_ARG, a null type MPI_ERR_TYPE), then marshals them into the argument
+ * list MPI_Type_get_contents will report (engine/objects/datatype.h) and lets
+ * wmpi_datatype_create build the type. The engine repeats the value checks it
+ * needs, so nothing slips through a binding.
  *
  * Rejected: one engine function per constructor (eleven near-identical
  * interfaces, plus a second copy of the arguments for get_contents).

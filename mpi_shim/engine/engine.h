@@ -61,8 +61,8 @@ static inline int wmpi_err_is_mpi(int err)
 /* `pack` is unused (always NULL). A message carries its elements packed:
  * count * size bytes, in type-map order, without the gaps the type has in
  * memory (the pair types with a hole, like MPI_DOUBLE_INT, travel without
- * it, as in Open MPI). engine/objects/datatype.h has the layout queries, pack and
- * unpack, and derived types. */
+ * it, as in Open MPI). engine/objects/datatype.h has the layout queries,
+ * pack and unpack, and derived types. */
 typedef struct wmpi_pack_ops wmpi_pack_ops;
 struct wmpi_dtd;
 
@@ -95,7 +95,7 @@ typedef struct wmpi_datatype {
      * For derived types size, extent and name are set by the engine and
      * basic is min(basic elements per element, INT_MAX). */
     struct wmpi_dtd *derived;
-    /* private: cached attributes (engine/objects/attr.c), any type; NULL: none */
+    /* private: cached attributes (objects/attr.c), any type; NULL: none */
     struct wmpi_attr *attrs;
 } wmpi_datatype;
 
@@ -110,7 +110,8 @@ typedef void wmpi_user_fn(void *invec, void *inoutvec, int *len,
                           struct wmpi_datatype **dt);
 
 /* Predefined ops are static objects (id > 0, refs unused); user ops
- * (MPI_Op_create) are malloc'd with id 0. engine/objects/op.h has the interface. */
+ * (MPI_Op_create) are malloc'd with id 0. engine/objects/op.h has the
+ * interface. */
 typedef struct wmpi_op {
     const char *name;
     int id;           /* read-only: enum wmpi_op_id (op.h); 0 = user op */
@@ -124,8 +125,8 @@ typedef struct wmpi_op {
 /* A communicator owns two context ids: `ctx` for point-to-point traffic
  * and ctx + 1 for collectives, so the two never match each other. World
  * is 0/1, self 2/3; the others get pairs agreed by their members
- * (engine/create/comm_ctx.c). engine/objects/comm.h has groups, creation, attributes,
- * topologies and intercommunicators. */
+ * (engine/create/comm_ctx.c). engine/objects/comm.h has groups, creation,
+ * attributes, topologies and intercommunicators. */
 typedef struct wmpi_comm {
     uint32_t ctx;      /* read-only */
     int rank;          /* read-only: the caller's rank */

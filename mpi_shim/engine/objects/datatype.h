@@ -13,11 +13,11 @@
  * data is those bytes in type-map order with no gaps: count * size bytes.
  * This is also the wire format of every message; receivers unpack it.
  *
- * Predefined types are static objects (engine/objects/datatype.c, datatype_lang.c;
- * `derived` NULL); they are committed, never freed, and retain/release do
- * nothing to them. Derived types are malloc'd, carry a reference count
- * (the user's handle, each pending operation using them, each derived
- * type built on them) and are freed when it drops to zero.
+ * Predefined types are static objects (engine/objects/datatype.c,
+ * datatype_lang.c; `derived` NULL); they are committed, never freed, and
+ * retain/release do nothing to them. Derived types are malloc'd, carry a
+ * reference count (the user's handle, each pending operation using them, each
+ * derived type built on them) and are freed when it drops to zero.
  *
  * Threads: every function may be called from any thread at once; none
  * blocks or takes the engine lock. A derived type is immutable after its

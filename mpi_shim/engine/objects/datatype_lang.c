@@ -11,13 +11,13 @@
  * these names with no code of their own (MPI_LOGICAL: WMPI_TC_BOOL of
  * sizeof(int)).
  *
- * The pair types of MINLOC/MAXLOC: MPI_2INTEGER is a (value, int index)
- * pair like MPI_2INT; MPI_2REAL and MPI_2DOUBLE_PRECISION hold their
- * index in the value's type. The pair layout (value class and size, index
- * offset) describes them all; the reduction kernels (engine/objects/op_kernels.c)
- * read an 8-byte index as the value's type, and a 4-byte one as an int,
- * which orders the non-negative REAL indices MINLOC/MAXLOC use exactly as
- * REALs (IEEE bit patterns) and copies any REAL unchanged.
+ * The pair types of MINLOC/MAXLOC: MPI_2INTEGER is a (value, int index) pair
+ * like MPI_2INT; MPI_2REAL and MPI_2DOUBLE_PRECISION hold their index in the
+ * value's type. The pair layout (value class and size, index offset) describes
+ * them all; the reduction kernels (engine/objects/op_kernels.c) read an 8-byte
+ * index as the value's type, and a 4-byte one as an int, which orders the
+ * non-negative REAL indices MINLOC/MAXLOC use exactly as REALs (IEEE bit
+ * patterns) and copies any REAL unchanged.
  *
  * Optional types the platform lacks are MPI_DATATYPE_NULL in mpi.h, as
  * the standard allows: INTEGER16, REAL2, COMPLEX4, and REAL16/COMPLEX32

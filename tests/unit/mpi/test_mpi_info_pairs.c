@@ -1,5 +1,5 @@
-/* Info objects in the engine (engine/objects/info.c): set, get, replace, delete,
- * key order, truncating reads, independent duplicates, MPI_INFO_ENV. */
+/* Info objects in the engine (engine/objects/info.c): set, get, replace,
+ * delete, key order, truncating reads, independent duplicates, MPI_INFO_ENV. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
