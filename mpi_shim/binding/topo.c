@@ -1,14 +1,13 @@
 /* Cartesian topology bindings: MPI_Cart_create, _sub, _get, _coords,
  * _rank, _shift, _map, MPI_Cartdim_get and MPI_Topo_test.
  *
- * Design: the engine (engine/create/topo.c) builds the communicators and does the
- * rank arithmetic; these check arguments. Classes follow Open MPI: a
- * communicator without a Cartesian topology (none, or a graph) is
- * MPI_ERR_TOPOLOGY, a bad dimension count or size MPI_ERR_DIMS (a grid
- * larger than the communicator: MPI_ERR_ARG), a rank out of range
- * MPI_ERR_RANK, a
- * direction out of range MPI_ERR_DIMS, and a coordinate out of range in a
- * non-periodic dimension MPI_ERR_ARG.
+ * Design: the engine builds the communicators (engine/create/topo.c) and does
+ * the rank arithmetic (engine/objects/topo.c); these check arguments. Classes
+ * follow Open MPI: a communicator without a Cartesian topology (none, or a
+ * graph) is MPI_ERR_TOPOLOGY, a bad dimension count or size MPI_ERR_DIMS (a
+ * grid larger than the communicator: MPI_ERR_ARG), a rank out of range
+ * MPI_ERR_RANK, a direction out of range MPI_ERR_DIMS, and a coordinate out of
+ * range in a non-periodic dimension MPI_ERR_ARG.
  *
  * Graph and distributed-graph bindings: binding/topo_graph.c.
  *

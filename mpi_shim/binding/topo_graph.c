@@ -3,16 +3,16 @@
  * MPI_Dist_graph_create_adjacent, _create, _neighbors_count, _neighbors.
  * (MPI_Topo_test, shared with Cartesian ones, is in binding/topo.c.)
  *
- * Design: the engine (engine/create/topo_graph.c) builds the communicators and
- * keeps the neighbour lists; these check arguments and copy lists out.
- * Classes follow Open MPI 4.1: a communicator of the wrong kind (no
- * topology, Cartesian, or the other graph kind) is MPI_ERR_TOPOLOGY; an
- * intercommunicator MPI_ERR_COMM; a negative count, a missing array, more
- * nodes than the communicator, a neighbour rank out of range or output
- * arrays smaller than the degrees MPI_ERR_ARG; a queried rank out of range
- * MPI_ERR_RANK. MPI_UNWEIGHTED reaches the engine as NULL weights,
- * MPI_WEIGHTS_EMPTY (only with no edges) as an empty array: the topology
- * is then weighted, with no weights to give.
+ * Design: the engine builds the communicators (engine/create/topo_graph.c) and
+ * keeps the neighbour lists (engine/objects/topo.c); these check arguments and
+ * copy lists out. Classes follow Open MPI 4.1: a communicator of the wrong kind
+ * (no topology, Cartesian, or the other graph kind) is MPI_ERR_TOPOLOGY; an
+ * intercommunicator MPI_ERR_COMM; a negative count, a missing array, more nodes
+ * than the communicator, a neighbour rank out of range or output arrays smaller
+ * than the degrees MPI_ERR_ARG; a queried rank out of range MPI_ERR_RANK.
+ * MPI_UNWEIGHTED reaches the engine as NULL weights, MPI_WEIGHTS_EMPTY (only
+ * with no edges) as an empty array: the topology is then weighted, with no
+ * weights to give.
  *
  * Rejected: honouring reorder (as for Cartesian ones: no placement to
  * gain on one host). The info argument carries hints; none is used.

@@ -1,13 +1,9 @@
-/* Graph and distributed-graph topologies: MPI_Graph_create,
- * MPI_Dist_graph_create_adjacent and MPI_Dist_graph_create, and the
- * neighbour lists the queries and neighbour collectives read.
+/* Graph and distributed-graph topologies, the constructors:
+ * MPI_Graph_create, MPI_Dist_graph_create_adjacent and
+ * MPI_Dist_graph_create (the topology objects and their neighbour lists:
+ * engine/objects/topo.c).
  *
- * Design: a topology is one malloc'd block (struct wmpi_topo, then its
- * int arrays), so wmpi_topo_free is a plain free and a dup rebuilds it
- * from the arrays. A graph keeps the whole graph as the user gave it
- * (every rank can ask for any rank's neighbours); a distributed graph
- * keeps only the caller's own in- and out-edges, as MPI-3.1 7.5.4 means
- * it to. Like MPI_Cart_create, no constructor reorders (reorder is a hint
+ * Design: like MPI_Cart_create, no constructor reorders (reorder is a hint
  * Open MPI ignores as well): each is a split of the parent in rank order,
  * a graph keeping the first nnodes ranks, a distributed graph all of them.
  * MPI_Dist_graph_create learns each rank's edges with two collectives on
@@ -20,8 +16,6 @@
  * rank (memory grows with the job, which is what the distributed
  * interface exists to avoid); point-to-point exchange of just the
  * non-empty lists (needs a termination protocol; two collectives suffice).
- * Invariants: index is non-decreasing, edges and neighbour ranks are in
- * range (the bindings check); srcw/dstw are NULL exactly when unweighted.
  * Locking: none (a topology is immutable once attached).
  */
 #include <stdlib.h>
@@ -32,80 +26,6 @@
 #include "engine/core/internal.h"
 
 extern wmpi_datatype wmpi_dt_int;
-
-/* A zeroed topology of `kind` followed by room for `nints` ints. */
-static wmpi_topo *topo_alloc(int kind, size_t nints)
-{
-    wmpi_topo *t = calloc(1, sizeof *t + (nints ? nints : 1) * sizeof(int));
-
-    if (t)
-        t->kind = kind;
-    return t;
-}
-
-static int *copy_ints(int *to, const int *from, int n)
-{
-    if (n > 0)
-        memcpy(to, from, (size_t)n * sizeof *to);
-    return to + n;
-}
-
-static wmpi_topo *graph_topo(int nnodes, const int *index, const int *edges)
-{
-    int nedges = nnodes > 0 ? index[nnodes - 1] : 0;
-    wmpi_topo *t = topo_alloc(WMPI_TOPO_GRAPH, (size_t)nnodes + (size_t)nedges);
-
-    if (!t)
-        return NULL;
-    t->nnodes = nnodes;
-    t->nedges = nedges;
-    t->index = (int *)(t + 1);
-    t->edges = copy_ints(t->index, index, nnodes);
-    copy_ints(t->edges, edges, nedges);
-    return t;
-}
-
-static wmpi_topo *dist_topo(int indeg, const int *src, const int *srcw,
-                            int outdeg, const int *dst, const int *dstw)
-{
-    int weighted = srcw || dstw;
-    size_t n = (size_t)indeg + (size_t)outdeg;
-    wmpi_topo *t = topo_alloc(WMPI_TOPO_DIST_GRAPH, weighted ? 2 * n : n);
-    int *p;
-
-    if (!t)
-        return NULL;
-    t->indegree = indeg;
-    t->outdegree = outdeg;
-    t->weighted = weighted;
-    t->sources = (int *)(t + 1);
-    t->dests = copy_ints(t->sources, src, indeg);
-    p = copy_ints(t->dests, dst, outdeg);
-    if (weighted) {
-        t->srcw = p;
-        t->dstw = srcw ? copy_ints(t->srcw, srcw, indeg) : t->srcw + indeg;
-        if (dstw)
-            copy_ints(t->dstw, dstw, outdeg);
-    }
-    return t;
-}
-
-wmpi_topo *wmpi_graph_topo_dup(const wmpi_topo *t)
-{
-    if (t->kind == WMPI_TOPO_GRAPH)
-        return graph_topo(t->nnodes, t->index, t->edges);
-    return dist_topo(t->indegree, t->sources, t->srcw, t->outdegree,
-                     t->dests, t->dstw);
-}
-
-void wmpi_graph_neighbors(const wmpi_topo *t, int rank, const int **list,
-                          int *n)
-{
-    int from = rank > 0 ? t->index[rank - 1] : 0;
-
-    *list = t->edges + from;
-    *n = t->index[rank] - from;
-}
 
 /* Hang t on the communicator a split gave (err, *out); on failure drop
  * both, so every rank still took part in the split. */
@@ -129,7 +49,7 @@ static int attach(int err, wmpi_topo *t, wmpi_comm **out)
 int wmpi_graph_create(wmpi_comm *c, int nnodes, const int *index,
                       const int *edges, wmpi_comm **out)
 {
-    wmpi_topo *t = graph_topo(nnodes, index, edges);
+    wmpi_topo *t = wmpi_topo_graph_new(nnodes, index, edges);
     int member = c->rank < nnodes ? 0 : WMPI_UNDEFINED;
 
     *out = NULL;
@@ -143,7 +63,8 @@ int wmpi_dist_graph_create_adjacent(wmpi_comm *c, int indegree,
                                     int outdegree, const int *dests,
                                     const int *dstw, wmpi_comm **out)
 {
-    wmpi_topo *t = dist_topo(indegree, sources, srcw, outdegree, dests, dstw);
+    wmpi_topo *t = wmpi_topo_dist_new(indegree, sources, srcw, outdegree,
+                                      dests, dstw);
 
     *out = NULL;
     return attach(wmpi_comm_split(c, 0, c->rank, out), t, out);
@@ -225,8 +146,8 @@ static wmpi_topo *topo_from_records(const int *recs, int nints, int weighted)
             dstw[out++] = recs[2];
         }
     }
-    t = dist_topo(in, src, weighted ? srcw : NULL, out, dst,
-                  weighted ? dstw : NULL);
+    t = wmpi_topo_dist_new(in, src, weighted ? srcw : NULL, out, dst,
+                           weighted ? dstw : NULL);
     free(a);
     return t;
 }

@@ -229,7 +229,8 @@ enum wmpi_topo_kind { WMPI_TOPO_CART = 102, WMPI_TOPO_GRAPH = 101,
                       WMPI_TOPO_DIST_GRAPH = 103 };
 
 /* One malloc'd block (wmpi_topo_free frees it); only the kind's fields
- * are set. Graph and dist-graph ones: engine/create/topo_graph.c. */
+ * are set. The objects: engine/objects/topo.c; the communicators made for
+ * them: engine/create/topo.c, topo_graph.c. */
 typedef struct wmpi_topo {
     int kind;            /* enum wmpi_topo_kind */
     int ndims;           /* Cartesian: */
@@ -256,6 +257,15 @@ int wmpi_cart_rank(const wmpi_topo *t, const int *coords, int *rank);
 /* MPI_Cart_shift: source and destination (WMPI_PROC_NULL off an edge). */
 void wmpi_cart_shift(const wmpi_topo *t, int rank, int dim, int disp,
                      int *src, int *dst);
+/* The topology objects (engine/objects/topo.c), one malloc'd block each;
+ * NULL: no memory. Cartesian: the caller (rank) gets its coordinates.
+ * Graph: index/edges as MPI_Graph_create. Dist graph: the caller's own
+ * edges; srcw, dstw NULL: unweighted. */
+wmpi_topo *wmpi_topo_cart_new(int ndims, const int *dims, const int *periods,
+                              int rank);
+wmpi_topo *wmpi_topo_graph_new(int nnodes, const int *index, const int *edges);
+wmpi_topo *wmpi_topo_dist_new(int indeg, const int *src, const int *srcw,
+                              int outdeg, const int *dst, const int *dstw);
 /* A copy of t (dup); NULL: no memory. */
 wmpi_topo *wmpi_topo_dup(const wmpi_topo *t);
 void wmpi_topo_free(wmpi_topo *t);
@@ -281,8 +291,6 @@ int wmpi_dist_graph_create_adjacent(wmpi_comm *c, int indegree,
 int wmpi_dist_graph_create(wmpi_comm *c, int n, const int *sources,
                            const int *degrees, const int *dests,
                            const int *weights, wmpi_comm **out);
-/* A graph or dist-graph topology's copy (wmpi_topo_dup calls it). */
-wmpi_topo *wmpi_graph_topo_dup(const wmpi_topo *t);
 
 /* --------------------------------------------------- intercommunicators */
 

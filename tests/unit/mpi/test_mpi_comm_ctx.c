@@ -1,7 +1,7 @@
 /* The MPI engine's communicator bookkeeping without a job: context id
  * allocation (engine/create/comm_ctx.c) on a one-rank communicator (the vote is
  * then local), communicator references (engine/objects/comm.c), Cartesian rank
- * arithmetic (engine/create/topo.c) and attribute caching with its callbacks
+ * arithmetic (engine/objects/topo.c) and attribute caching with its callbacks
  * (engine/objects/attr.c).
  */
 #include <stdarg.h>
