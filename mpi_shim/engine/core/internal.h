@@ -263,6 +263,30 @@ void wmpi_comms_init(int rank, int size);
 extern wmpi_comm wmpi_comm_final; /* MPI_Finalize's closing handshake */
 extern wmpi_datatype wmpi_dt_byte;
 
+/* ---------------------------------------------------- objects/ctx.c */
+
+/* The context id pairs one rank can hand out, and its bitmap's words. */
+#define WMPI_CTX_NPAIRS 2048
+#define WMPI_CTX_NWORDS (WMPI_CTX_NPAIRS / 64)
+
+/* An allocation waiting to vote; `key` orders them (lowest holds). */
+typedef struct wmpi_ctx_pending {
+    struct wmpi_ctx_pending *next;
+    uint64_t key;
+} wmpi_ctx_pending;
+
+/* Enter me into, or take it out of, the pending allocations. */
+void wmpi_ctx_pending_add(wmpi_ctx_pending *me);
+void wmpi_ctx_pending_remove(wmpi_ctx_pending *me);
+/* Fill this rank's vote v (WMPI_CTX_NWORDS + 1 words): the bitmap and an
+ * all-ones "holding" word if me may hold the bitmap now, else zeros.
+ * Returns 1 if it holds it. */
+int wmpi_ctx_vote(const wmpi_ctx_pending *me, uint64_t *v);
+/* After a vote with the members' AND in result: take the agreed npairs
+ * if it succeeded, and give up holding. Returns the first pair, -1 to
+ * vote again, or -ENOSPC. */
+int wmpi_ctx_settle(int mine, const uint64_t *result, int npairs);
+
 /* ------------------------------------------------------------- fatal.c */
 
 /* Stop the whole job through the launcher with a formatted message: a

@@ -1,6 +1,6 @@
-/* Context ids: how the members of a new communicator agree on a pair of
- * ids (ctx for point-to-point, ctx + 1 for collectives) that none of them
- * uses.
+/* Context ids, the vote: how the members of a new communicator agree on a
+ * pair of ids (ctx for point-to-point, ctx + 1 for collectives) that none
+ * of them uses. Each rank's table of free pairs: engine/objects/ctx.c.
  *
  * Design (MPICH's mask algorithm): each rank keeps a bitmap of the id
  * pairs it has free (pair p is contexts WMPI_CTX_FIRST + 2p and + 1). The
@@ -22,14 +22,14 @@
  *
  * Ids are released when the communicator object is destroyed (its last
  * reference), not at MPI_Comm_free, so an id is never reused while a
- * request of the old communicator may still match.
+ * request of the old communicator may still match; releasing is local
+ * (objects/ctx.c), so destruction sends nothing.
  *
  * Rejected: a global counter (breaks with disjoint groups creating
  * communicators at once); a fixed id per creation sequence number
  * (differs between ranks that created different communicators).
- * Invariants: a pair is either in free_mask or owned by one communicator.
- * Locking: `lock` guards the bitmap, `held` and the pending list; votes
- * run without it.
+ * Locking: the table's lock (objects/ctx.c) is held only inside its
+ * calls; the messages of a vote run without it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,115 +38,10 @@
 #include "engine/objects/comm.h"
 #include "engine/core/internal.h"
 
-#define NPAIRS 2048
-#define NWORDS (NPAIRS / 64)
+#define NWORDS WMPI_CTX_NWORDS
 
 extern wmpi_datatype wmpi_dt_uint64;
 extern wmpi_op wmpi_op_band;
-
-typedef struct pending {
-    struct pending *next;
-    uint64_t key;
-} pending;
-
-static wmpi_lock lock = WMPI_LOCK_INITIALIZER;
-static uint64_t free_mask[NWORDS];
-static int mask_ready, held, in_use;
-static pending *waiting;
-
-static void ready_locked(void)
-{
-    if (!mask_ready) {
-        memset(free_mask, 0xff, sizeof free_mask);
-        mask_ready = 1;
-    }
-}
-
-static int lowest_pending_locked(uint64_t key)
-{
-    for (pending *p = waiting; p; p = p->next)
-        if (p->key < key)
-            return 0;
-    return 1;
-}
-
-static void unlink_pending_locked(pending *me)
-{
-    for (pending **pp = &waiting; *pp; pp = &(*pp)->next) {
-        if (*pp == me) {
-            *pp = me->next;
-            return;
-        }
-    }
-}
-
-/* Fill this rank's vote: the bitmap and an all-ones "holding" word if it
- * may hold the bitmap now, else zeros. Returns 1 if it holds it. */
-static int vote(pending *me, uint64_t *v)
-{
-    int mine;
-
-    wmpi_lock_take(&lock);
-    ready_locked();
-    mine = !held && lowest_pending_locked(me->key);
-    if (mine) {
-        held = 1;
-        memcpy(v, free_mask, sizeof free_mask);
-    } else {
-        memset(v, 0, sizeof free_mask);
-    }
-    v[NWORDS] = mine ? ~(uint64_t)0 : 0;
-    wmpi_lock_release(&lock);
-    return mine;
-}
-
-static int bit(const uint64_t *m, int p)
-{
-    return (int)((m[p / 64] >> (p % 64)) & 1);
-}
-
-/* First p such that pairs p..p+n-1 are free in m, or -1. */
-static int first_run(const uint64_t *m, int n)
-{
-    for (int p = 0, run = 0; p < NPAIRS; p++) {
-        run = bit(m, p) ? run + 1 : 0;
-        if (run == n)
-            return p - n + 1;
-    }
-    return -1;
-}
-
-static void set_pairs_locked(int p, int n, int free_them)
-{
-    for (int i = p; i < p + n; i++) {
-        if (free_them)
-            free_mask[i / 64] |= (uint64_t)1 << (i % 64);
-        else
-            free_mask[i / 64] &= ~((uint64_t)1 << (i % 64));
-    }
-}
-
-/* After a vote: take the agreed pairs if it succeeded; give up holding.
- * Returns the first pair, -1 to retry, or -ENOSPC. */
-static int settle(int mine, const uint64_t *result, int npairs)
-{
-    int p = -1;
-
-    wmpi_lock_take(&lock);
-    if (mine && result[NWORDS]) {
-        p = first_run(result, npairs);
-        if (p >= 0) {
-            set_pairs_locked(p, npairs, 0);
-            in_use += npairs;
-        } else {
-            p = -ENOSPC;
-        }
-    }
-    if (mine)
-        held = 0;
-    wmpi_lock_release(&lock);
-    return p;
-}
 
 /* How a vote is combined over the members: the parent's allreduce, or
  * (create_group, which only the group's members call) point-to-point on
@@ -199,11 +94,12 @@ static int and_by_messages(wmpi_comm *c, uint64_t *v, uint64_t *r, int n, int ta
 
 /* One round: vote, AND over the members (and the bridge), settle. The
  * word after the vote tells the members the bridge failed at the root. */
-static int round_once(wmpi_comm *c, pending *me, const voting *how, int *pair)
+static int round_once(wmpi_comm *c, const wmpi_ctx_pending *me,
+                      const voting *how, int *pair)
 {
     const wmpi_ctx_bridge *bridge = how->bridge;
     uint64_t v[NWORDS + 2], r[NWORDS + 2];
-    int mine = vote(me, v);
+    int mine = wmpi_ctx_vote(me, v);
     int err;
 
     v[NWORDS + 1] = 0;
@@ -220,28 +116,23 @@ static int round_once(wmpi_comm *c, pending *me, const voting *how, int *pair)
     }
     if (err)
         memset(r, 0, sizeof r);
-    *pair = settle(mine, r, how->npairs);
+    *pair = wmpi_ctx_settle(mine, r, how->npairs);
     return err;
 }
 
 static int alloc_with(wmpi_comm *c, const voting *how, uint64_t key,
                       uint32_t *ctx)
 {
-    pending me = { NULL, key };
+    wmpi_ctx_pending me = { NULL, key };
     int pair = -1, err = 0;
 
-    wmpi_lock_take(&lock);
-    me.next = waiting;
-    waiting = &me;
-    wmpi_lock_release(&lock);
+    wmpi_ctx_pending_add(&me);
     while (!err && pair == -1) {
         err = round_once(c, &me, how, &pair);
         if (!err && pair == -1)
             weft_thread_yield();
     }
-    wmpi_lock_take(&lock);
-    unlink_pending_locked(&me);
-    wmpi_lock_release(&lock);
+    wmpi_ctx_pending_remove(&me);
     if (err)
         return err;
     if (pair < 0)
@@ -263,25 +154,4 @@ int wmpi_ctx_alloc_tagged(wmpi_comm *c, int tag, uint32_t *ctx)
     voting how = { 1, NULL, tag };
 
     return alloc_with(c, &how, ((uint64_t)c->ctx << 32) | (uint32_t)tag, ctx);
-}
-void wmpi_ctx_free(uint32_t ctx, int npairs)
-{
-    int p = (int)(ctx - WMPI_CTX_FIRST) / 2;
-
-    if (ctx < WMPI_CTX_FIRST || npairs <= 0)
-        return;
-    wmpi_lock_take(&lock);
-    set_pairs_locked(p, npairs, 1);
-    in_use -= npairs;
-    wmpi_lock_release(&lock);
-}
-
-int wmpi_ctx_in_use(void)
-{
-    int n;
-
-    wmpi_lock_take(&lock);
-    n = in_use;
-    wmpi_lock_release(&lock);
-    return n;
 }

@@ -122,7 +122,7 @@ int wmpi_comm_create(wmpi_comm *c, wmpi_group *g, wmpi_comm **out);
 int wmpi_comm_create_group(wmpi_comm *c, wmpi_group *g, int tag,
                            wmpi_comm **out);
 
-/* ------------------------------------------------ context ids (comm_ctx.c) */
+/* ------------------------ context ids (create/comm_ctx.c, objects/ctx.c) */
 
 /* Agree with every member of intracommunicator c on `npairs` consecutive
  * context id pairs free on all of them; the first context id in *ctx.
