@@ -1,7 +1,8 @@
-/* MPI_Barrier (and MPI_Ibarrier's schedule): a dissemination barrier over
- * point-to-point messages on the communicator's collective context, a
- * gather and release through rank 0 on small communicators, or the same
- * by shared CPU where ranks share CPUs.
+/* The schedule of MPI_Barrier and MPI_Ibarrier (run by coll_run.c): a
+ * dissemination barrier over point-to-point messages on the
+ * communicator's collective context, a gather and release through rank 0
+ * on small communicators, or the same by shared CPU where ranks share
+ * CPUs.
  *
  * Design (Hensgen, Finkel and Manber's dissemination algorithm): in round
  * k = 0, 1, ... while 2^k < size, rank r sends an empty message to
@@ -106,11 +107,4 @@ int wmpi_coll_barrier_run(const wmpi_coll_call *k, const wmpi_coll_args *a)
                                  (rank + dist) % size, NULL, 0, &wmpi_dt_byte,
                                  (rank - dist + size) % size);
     return err;
-}
-
-int wmpi_barrier(wmpi_comm *c)
-{
-    wmpi_coll_args a = { 0 };
-
-    return wmpi_coll(WMPI_COLL_BARRIER, &a, c);
 }

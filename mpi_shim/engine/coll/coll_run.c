@@ -193,6 +193,13 @@ int wmpi_icoll(int kind, const wmpi_coll_args *a, wmpi_comm *c,
 
 /* ------------------------------------------------------------ shortcuts */
 
+int wmpi_barrier(wmpi_comm *c)
+{
+    wmpi_coll_args a = { 0 };
+
+    return wmpi_coll(WMPI_COLL_BARRIER, &a, c);
+}
+
 int wmpi_bcast(void *buf, int count, wmpi_datatype *dt, int root, wmpi_comm *c)
 {
     wmpi_coll_args a = { .rbuf = buf, .rcount = count, .rdt = dt, .root = root };
