@@ -33,9 +33,6 @@
 #include "engine/coll/coll_impl.h"
 #include "engine/core/internal.h"
 
-wmpi_engine wmpi_eng = { .lock = WMPI_LOCK_INITIALIZER };
-wmpi_env wmpi_state;
-
 static int started_weft; /* MPI_Init called weft_init() */
 
 int wmpi_world_rank(void)
