@@ -237,8 +237,14 @@ int wmpi_recv_init(void *buf, int count, wmpi_datatype *dt, int src,
 int wmpi_start(wmpi_request *r);
 
 /* 1 if `r` needs no more waiting (complete, or an inactive persistent
- * request). Lock-free. */
-int wmpi_request_done(wmpi_request *r);
+ * request). Lock-free; inline, as every test and every check of a
+ * waiter's readiness asks it. */
+static inline int wmpi_request_done(wmpi_request *r)
+{
+    if (r->persistent && !r->active)
+        return 1;
+    return __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE);
+}
 
 /* 1 if `r` is a real pending-or-complete operation: not NULL and not an
  * inactive persistent request (those count as null in Waitany & co). */

@@ -141,11 +141,6 @@ int wmpi_block(wmpi_waiter *w);
 int wmpi_arrivals_changed(void *seen);
 int wmpi_waiter_ready(const wmpi_waiter *w);
 
-/* Something a blocked thread may wait for happened outside the
- * transport's fd (weft_io_kick): wake the thread asleep in the I/O
- * server's poll set, if any. */
-void wmpi_kick(void);
-
 /* Read and write what the transport can (about `budget` bytes per peer
  * and direction), deliver, match. */
 void wmpi_progress_locked(size_t budget);
@@ -200,6 +195,12 @@ extern wmpi_engine wmpi_eng;
 
 static inline void wmpi_lock_engine(void) { wmpi_lock_take(&wmpi_eng.lock); }
 static inline void wmpi_unlock_engine(void) { wmpi_lock_release(&wmpi_eng.lock); }
+
+/* Something a blocked thread may wait for happened outside the
+ * transport's fd (weft_io_kick): wake the thread asleep in the I/O
+ * server's poll set, if any. Inline, beside the handle it uses: every
+ * completion kicks, and none of them needs the rest of progress.c. */
+static inline void wmpi_kick(void) { weft_io_kick(wmpi_eng.io); }
 
 /* ----------------------------------------------------- requests (request.c) */
 

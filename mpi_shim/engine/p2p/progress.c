@@ -61,11 +61,6 @@ void wmpi_progress_locked(size_t budget)
     wmpi_progress_split_locked(budget, budget);
 }
 
-void wmpi_kick(void)
-{
-    weft_io_kick(wmpi_eng.io);
-}
-
 /* --------------------------------------------------- the I/O server's side */
 
 static void io_group(void *ctx)
@@ -155,6 +150,24 @@ void wmpi_io_stop(void)
 }
 
 /* ------------------------------------------------------------- waiting */
+
+/* Ready when `need` of its requests are done (Wait: 1 of 1; Waitall: n of
+ * n; Waitany/Waitsome: 1 of n), or when its condition holds. Reads only
+ * atomics (completion flags, engine counters), so poll() tests every
+ * waiter without the engine lock; a request waiter's readiness is
+ * monotonic (done requests stay done while their owner waits). */
+int wmpi_waiter_ready(const wmpi_waiter *w)
+{
+    int done = 0;
+
+    if (w->kind == WMPI_WAIT_COND)
+        return w->cond(w->arg);
+    for (int i = 0; i < w->n; i++)
+        if (wmpi_request_live(w->reqs[i]) && wmpi_request_done(w->reqs[i]) &&
+            ++done >= w->need)
+            return 1;
+    return 0;
+}
 
 int wmpi_block(wmpi_waiter *w)
 {

@@ -168,13 +168,6 @@ wmpi_request *wmpi_request_take_id(wmpi_list *l, uint64_t id)
 
 /* ------------------------------------------------------- user side */
 
-int wmpi_request_done(wmpi_request *r)
-{
-    if (r->persistent && !r->active)
-        return 1;
-    return __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE);
-}
-
 static void empty_status(wmpi_status *st)
 {
     memset(st, 0, sizeof *st);

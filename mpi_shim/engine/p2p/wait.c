@@ -1,39 +1,22 @@
-/* What blocked threads wait for: sets of requests, and conditions (a
- * message arrived for MPI_Probe; buffered sends drained...).
+/* Waiting from the caller's side: for sets of requests (MPI_Wait*), for
+ * a message to probe (MPI_Probe), and nudging progress from a test loop.
+ * A waiter's readiness and the blocking itself: progress.c.
  *
- * Design: a waiter is ready when `need` of its requests are done (Wait: 1
- * of 1; Waitall: n of n; Waitany/Waitsome: 1 of n), or when its condition
- * holds. Readiness reads only atomics (request completion flags, engine
- * counters), so the I/O server's poll() can test every waiter without the
- * engine lock. A probe waits for the count of unexpected arrivals to move
- * past the value it saw before its last search, then searches again: it
- * cannot miss a message that arrives between its search and its sleep.
+ * Design: a probe waits for the count of unexpected arrivals to move past
+ * the value it saw before its last search, then searches again: it cannot
+ * miss a message that arrives between its search and its sleep.
  *
  * Rejected: probe waiters registered with the engine and matched on each
  * arrival (a second matching path to keep in step with match.c, to save
  * a re-search per arrival while a probe waits: not worth it).
  *
- * Invariants: a request waiter's readiness is monotonic (done requests
- * stay done while their owner waits); condition waiters re-check after
- * waking, so a condition that flips back costs a loop, not a bug.
- * Locking: waiter tests are lock-free; searches take the engine lock.
+ * Invariants: condition waiters re-check after waking, so a condition that
+ * flips back costs a loop, not a bug.
+ * Locking: searches take the engine lock; the arrivals count is atomic.
  */
 #include <sched.h>
 
 #include "engine/core/internal.h"
-
-int wmpi_waiter_ready(const wmpi_waiter *w)
-{
-    int done = 0;
-
-    if (w->kind == WMPI_WAIT_COND)
-        return w->cond(w->arg);
-    for (int i = 0; i < w->n; i++)
-        if (wmpi_request_live(w->reqs[i]) && wmpi_request_done(w->reqs[i]) &&
-            ++done >= w->need)
-            return 1;
-    return 0;
-}
 
 int wmpi_wait_requests(wmpi_request **reqs, int n, int need)
 {
