@@ -15,16 +15,22 @@
  * state with one lock (core/lock.h). Blocking functions block only the
  * caller.
  *
- * Layout, one directory per concern, each calling only the ones listed
- * after it (so the files' call graph has no cycle across directories):
- *   core/     init and finalize, the engine state (internal.h), CPU binding
+ * Layout, one directory per concern:
+ *   core/     the engine's life (init.c: MPI_Init, MPI_Finalize) and what
+ *             every part shares: the state (state.c, internal.h), the lock,
+ *             the fatal-error exit (fatal.c), CPU binding and placement
  *   create/   communicators the members agree on: split, create, dup,
- *             intercommunicators, topologies, context ids
+ *             intercommunicators, topology constructors, context id votes
  *   coll/     collectives: schedules, blocking and nonblocking runs
  *   p2p/      point-to-point: requests, matching, send/recv protocols,
  *             progress, waiting
- *   objects/  communicators, groups, datatypes, ops, info, attributes
- *   core/fatal.c, the fatal-error exit, is a leaf every directory may use.
+ *   objects/  communicators, groups, datatypes, ops, info, attributes,
+ *             topologies, context id tables
+ * Calls go down this list: init calls into every part, create into coll,
+ * p2p and objects, coll into p2p and objects, p2p into objects; the rest
+ * of core calls nothing above it. So the files' call graph has no cycle
+ * across directories (the largest left, inside p2p/, is request.c, match.c,
+ * send.c and bsend.c: completing a request unlinks it from its queue).
  */
 #ifndef WMPI_ENGINE_H
 #define WMPI_ENGINE_H
