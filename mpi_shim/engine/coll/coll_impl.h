@@ -1,4 +1,4 @@
-/* What the collective algorithms (engine/coll_*.c, barrier.c) share: one
+/* What the collective algorithms (coll_*.c, barrier.c) share: one
  * collective's identity on the wire, point-to-point helpers on the
  * collective context, scratch buffers, local copies and reductions.
  *

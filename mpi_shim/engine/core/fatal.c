@@ -7,9 +7,9 @@
  * (wmpi_abort_set_boot) and takes back before closing it. Before then,
  * or after, wmpi_boot_abort exits the process alone.
  *
- * Rejected: reaching the boot through the engine state (wmpi_eng.boot):
- * it tied every file that may fail to init.c, closing the engine's call
- * graph into one cycle.
+ * Rejected: reading wmpi_eng.boot and a "boot is up" flag of init's:
+ * every file that may fail would then depend on the engine's life cycle,
+ * which itself calls nearly every file.
  * Locking: the pointer is an atomic store, set and cleared by init and
  * finalize (one thread, MPI's rule), read from any thread.
  */

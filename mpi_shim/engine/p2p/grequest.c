@@ -4,7 +4,7 @@
  * Design: a generalized request is an ordinary request whose completion
  * flag is set by MPI_Grequest_complete instead of by the protocol. So
  * MPI_Wait, Waitany, Waitall, Waitsome and the Test family need nothing
- * special to wait for it: their waiter tests the flag (engine/p2p/wait.c),
+ * special to wait for it: their waiter tests the flag (p2p/progress.c),
  * and the completion bumps the engine's wake-up generation and, if the
  * I/O server's blocker thread sleeps in epoll_wait, writes its eventfd
  * (wmpi_kick), exactly as a loopback send completed by another thread
