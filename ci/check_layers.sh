@@ -2,8 +2,10 @@
 # ci/check_layers.sh [ROOT]: check #include lines against the layer table of
 # STYLE.md section 1. ROOT defaults to the repository holding this script.
 #
-#   L5 tools     bench/, mpi_shim/launcher      public headers only
+#   L5 tools     bench/, mpi_shim/launcher      public headers only (the
+#                                               launcher: and mpi_shim/boot)
 #   L4 MPI shim  mpi_shim/                      include/ (and its own files) only
+#                binding -> engine -> transport -> boot
 #   L3 I/O       src/io/
 #   L2 services  src/sync/ src/timer/ src/signal/ src/cont/
 #   L1 sched     src/sched/
@@ -22,6 +24,11 @@
 #   - nothing outside src/ includes src/ (mpi_shim, bench and the public
 #     headers see only include/, plus mpi_shim/include for bench); the public
 #     headers include only public headers.
+#   - inside mpi_shim/, dependencies point down too:
+#       binding -> engine -> transport -> boot
+#     (each may include the ones after it), everyone may include the shim's
+#     public headers (mpi_shim/include), and the launcher uses only those
+#     and the boot protocol it speaks (mpi_shim/boot).
 # An include is resolved the way the compiler would: "x.h" first beside the
 # including file, then along the include path of its part of the tree;
 # anything not found in the tree is a system header and is ignored.
@@ -62,6 +69,17 @@ export_header() {
     case "$1" in
         arch) echo "ctx.h" ;;
         *) echo "$1.h" ;;
+    esac
+}
+
+# shim_rank DIR: layer of an mpi_shim/ directory, bottom 0; unknown prints
+# nothing.
+shim_rank() {
+    case "$1" in
+        boot) echo 0 ;;
+        transport) echo 1 ;;
+        engine) echo 2 ;;
+        binding) echo 3 ;;
     esac
 }
 
@@ -125,6 +143,30 @@ resolve() {
     fi
 }
 
+# check_shim FILE LINE SHOWN TARGET: an include from one file of mpi_shim/
+# to another.
+check_shim() {
+    local file="$1" line="$2" shown="$3" target="$4" fdir tdir r_from r_to
+    fdir="${file#mpi_shim/}"; fdir="${fdir%%/*}"
+    tdir="${target#mpi_shim/}"; tdir="${tdir%%/*}"
+    [[ "$fdir" == "$tdir" || "$tdir" == include ]] && return 0
+    if [[ "$fdir" == launcher ]]; then
+        [[ "$tdir" == boot ]] && return 0
+        violation "$file" "$line" "$shown" \
+            "the launcher (L5) uses public headers and the boot protocol (mpi_shim/boot/) only, not $target"
+        return 0
+    fi
+    r_from="$(shim_rank "$fdir")"
+    r_to="$(shim_rank "$tdir")"
+    if [[ -z "$r_from" || -z "$r_to" ]]; then
+        violation "$file" "$line" "$shown" \
+            "mpi_shim/$fdir/ -> mpi_shim/$tdir/: not in the shim's layers (binding -> engine -> transport -> boot)"
+    elif ((r_to > r_from)); then
+        violation "$file" "$line" "$shown" \
+            "mpi_shim/$fdir must not depend on mpi_shim/$tdir above it (binding -> engine -> transport -> boot)"
+    fi
+}
+
 # check FILE LINE KIND SPEC
 check() {
     local file="$1" line="$2" kind="$3" spec="$4" target from to fdir tdir r_from r_to
@@ -140,7 +182,8 @@ check() {
     if [[ "$from" != src:* ]]; then
         case "$from:$to" in
             *:include) return 0 ;;
-            mpi_shim:mpi_shim|bench:bench) return 0 ;;
+            mpi_shim:mpi_shim) check_shim "$file" "$line" "$shown" "$target"; return 0 ;;
+            bench:bench) return 0 ;;
             bench:mpi_shim)
                 [[ "$target" == mpi_shim/include/* ]] && return 0 ;;
         esac

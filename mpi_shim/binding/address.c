@@ -18,7 +18,7 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
     WMPI_NEED_INIT("MPI_Get_address");
     if (!address)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Get_address");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Get_address");
     *address = (MPI_Aint)(uintptr_t)location;
     return MPI_SUCCESS;
 }

@@ -3,17 +3,17 @@
  * MPI_Keyval_create/free and MPI_Attr_put/get/delete.
  *
  * Design: the MPI-1 forms have the same callback signatures and value
- * semantics as the MPI-2 ones for communicators, so both call the same
- * engine functions (engine/attr.c). MPI_Comm_get_attr's attribute_val is
- * a void ** in disguise: it receives the stored pointer (for predefined
- * keyvals, a pointer to an int, as MPI-3.1 6.7.5 says).
+ * semantics as the MPI-2 ones for communicators, so both call the same engine
+ * functions (engine/objects/attr.c). MPI_Comm_get_attr's attribute_val is a
+ * void ** in disguise: it receives the stored pointer (for predefined keyvals,
+ * a pointer to an int, as MPI-3.1 6.7.5 says).
  *
  * Errors: an unknown, freed or predefined-where-not-allowed keyval is
  * MPI_ERR_KEYVAL (Open MPI 4.1 says MPI_ERR_OTHER for some of these; the
  * standard names MPI_ERR_KEYVAL), deleting an attribute that is not set is
  * MPI_ERR_OTHER (as Open MPI), and a callback's own error code is returned
  * as it is, through the communicator's handler.
- * Locking: none here (engine/attr.c).
+ * Locking: none here (engine/objects/attr.c).
  */
 #include "binding/comm.h"
 #include "binding/errclass.h"
@@ -24,10 +24,10 @@ _Static_assert(MPI_TAG_UB == WMPI_KEY_TAG_UB && MPI_LASTUSEDCODE == WMPI_KEY_LAS
 static int attr_return(MPI_Comm comm, int err, const char *fn)
 {
     if (err == WEFT_EINVAL)
-        return wmpi_fail(comm, MPI_ERR_KEYVAL, fn);
+        return wbind_fail(comm, MPI_ERR_KEYVAL, fn);
     if (err == -ENOENT)
-        return wmpi_fail(comm, MPI_ERR_OTHER, fn);
-    return wmpi_return(comm, err, fn);
+        return wbind_fail(comm, MPI_ERR_OTHER, fn);
+    return wbind_return(comm, err, fn);
 }
 
 /* ------------------------------------------------------------- keyvals */
@@ -38,8 +38,8 @@ static int keyval_create(MPI_Comm_copy_attr_function *copy,
 {
     WMPI_NEED_INIT(fn);
     if (!keyval)
-        return wmpi_fail(NULL, MPI_ERR_ARG, fn);
-    return wmpi_return(NULL, wmpi_keyval_create(copy, del, extra, keyval), fn);
+        return wbind_fail(NULL, MPI_ERR_ARG, fn);
+    return wbind_return(NULL, wmpi_keyval_create(copy, del, extra, keyval), fn);
 }
 
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
@@ -63,9 +63,9 @@ static int keyval_free(int *keyval, const char *fn)
 {
     WMPI_NEED_INIT(fn);
     if (!keyval)
-        return wmpi_fail(NULL, MPI_ERR_ARG, fn);
+        return wbind_fail(NULL, MPI_ERR_ARG, fn);
     if (wmpi_keyval_free(*keyval))
-        return wmpi_fail(NULL, MPI_ERR_KEYVAL, fn);
+        return wbind_fail(NULL, MPI_ERR_KEYVAL, fn);
     *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
@@ -88,7 +88,7 @@ static int attr_set(MPI_Comm comm, int keyval, void *val, const char *fn)
 {
     WMPI_NEED_INIT(fn);
     if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, fn);
+        return wbind_fail(NULL, MPI_ERR_COMM, fn);
     return attr_return(comm, wmpi_attr_set(comm, keyval, val), fn);
 }
 
@@ -109,11 +109,11 @@ static int attr_get(MPI_Comm comm, int keyval, void *val, int *flag,
 {
     WMPI_NEED_INIT(fn);
     if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, fn);
+        return wbind_fail(NULL, MPI_ERR_COMM, fn);
     if (!val || !flag)
-        return wmpi_fail(comm, MPI_ERR_ARG, fn);
+        return wbind_fail(comm, MPI_ERR_ARG, fn);
     if (keyval == MPI_LASTUSEDCODE) /* the error codes live in the bindings */
-        wmpi_attr_set_lastusedcode(wmpi_errclass_last());
+        wmpi_attr_set_lastusedcode(wbind_errclass_last());
     return attr_return(comm, wmpi_attr_get(comm, keyval, (void **)val, flag), fn);
 }
 
@@ -134,7 +134,7 @@ static int attr_delete(MPI_Comm comm, int keyval, const char *fn)
 {
     WMPI_NEED_INIT(fn);
     if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, fn);
+        return wbind_fail(NULL, MPI_ERR_COMM, fn);
     return attr_return(comm, wmpi_attr_delete(comm, keyval), fn);
 }
 

@@ -7,13 +7,17 @@
  * PMPI_<name>. Bindings call only the engine (never another MPI_ function),
  * so a profiler sees each user call once.
  *
- * Errors: a binding returns MPI_SUCCESS or goes through wmpi_fail()
- * (an MPI error class found by a parameter check) or wmpi_return() (a
+ * Errors: a binding returns MPI_SUCCESS or goes through wbind_fail()
+ * (an MPI error class found by a parameter check) or wbind_return() (a
  * WEFT_E* code from the engine, mapped to a class). Both invoke the
  * communicator's error handler: MPI_ERRORS_ARE_FATAL (the default) aborts
  * the job with a message naming the function and the error;
  * MPI_ERRORS_RETURN returns the class; a user handler is called, then the
  * class is returned.
+ *
+ * Names: functions the bindings share among themselves are wbind_*; wmpi_*
+ * names belong to the engine (and to the objects mpi.h's macros name), so
+ * a name tells which side of the binding/engine line it lives on.
  */
 #ifndef WMPI_BINDING_H
 #define WMPI_BINDING_H
@@ -37,24 +41,24 @@ struct wmpi_errhandler {
 };
 
 /* Drop the handlers of the predefined communicators (MPI_Finalize). */
-void wmpi_errhandlers_release(void);
+void wbind_errhandlers_release(void);
 
 /* Report MPI error class `cls` raised by function `fn` on `comm` (NULL:
  * MPI_COMM_WORLD) through its error handler; returns cls if it returns. */
-int wmpi_fail(MPI_Comm comm, int cls, const char *fn);
-/* 0 -> MPI_SUCCESS; else wmpi_fail with the class of WEFT_E* code `err`,
+int wbind_fail(MPI_Comm comm, int cls, const char *fn);
+/* 0 -> MPI_SUCCESS; else wbind_fail with the class of WEFT_E* code `err`,
  * whose text also appears in a fatal message. */
-int wmpi_return(MPI_Comm comm, int err, const char *fn);
+int wbind_return(MPI_Comm comm, int err, const char *fn);
 /* The MPI error class of a WEFT_E* code (0 -> MPI_SUCCESS). */
-int wmpi_error_class(int err);
+int wbind_error_class(int err);
 
 /* MPI must be initialised and not finalised; else abort with a message
  * (MPI says such calls are erroneous). */
-void wmpi_need_init(const char *fn);
+void wbind_need_init(const char *fn);
 #define WMPI_NEED_INIT(fn)                                                 \
     do {                                                                   \
         if (__builtin_expect(!wmpi_state.initialized || wmpi_state.finalized, 0)) \
-            wmpi_need_init(fn);                                            \
+            wbind_need_init(fn);                                            \
     } while (0)
 
 /* --------------------------------------------------- parameter checks */
@@ -62,47 +66,47 @@ void wmpi_need_init(const char *fn);
 /* 0 or the MPI error class for a point-to-point argument list. `peer` is a
  * destination (send) or a source (recv: MPI_ANY_SOURCE allowed); `tag`
  * likewise (MPI_ANY_TAG allowed for receives). */
-int wmpi_check_p2p(const void *buf, int count, MPI_Datatype dt, int peer,
+int wbind_check_p2p(const void *buf, int count, MPI_Datatype dt, int peer,
                    int tag, MPI_Comm comm, int recv);
 
-/* wmpi_check_p2p for calls that hand back a request: MPI_ERR_REQUEST too
+/* wbind_check_p2p for calls that hand back a request: MPI_ERR_REQUEST too
  * when `req` is NULL. */
-int wmpi_check_p2p_req(const void *buf, int count, MPI_Datatype dt, int peer,
+int wbind_check_p2p_req(const void *buf, int count, MPI_Datatype dt, int peer,
                        int tag, MPI_Comm comm, int recv, const MPI_Request *req);
 
 /* ------------------------------------------------------------ status */
 
 /* Copy an engine status out. `with_error` says whether MPI_ERROR is set:
  * only multiple-completion calls set it (MPI-3.1 3.2.5). */
-void wmpi_status_out(MPI_Status *out, const wmpi_status *st, int with_error);
+void wbind_status_out(MPI_Status *out, const wmpi_status *st, int with_error);
 
 /* ------------------------------------------------------ completion */
 
 /* Finish a done request into status (MPI_STATUS_IGNORE allowed) and set
  * *req to MPI_REQUEST_NULL unless it is persistent. Returns the engine
  * error code of the operation (0 if fine). */
-int wmpi_complete(MPI_Request *req, MPI_Status *status, int with_error);
+int wbind_complete(MPI_Request *req, MPI_Status *status, int with_error);
 
-/* Block until *req is done, then wmpi_complete it (MPI_ERROR untouched).
+/* Block until *req is done, then wbind_complete it (MPI_ERROR untouched).
  * Returns a wait error or the operation's error. */
-int wmpi_wait_one(MPI_Request *req, MPI_Status *status);
+int wbind_wait_one(MPI_Request *req, MPI_Status *status);
 
 /* An empty status (null or inactive request): source MPI_ANY_SOURCE, tag
  * MPI_ANY_TAG, count 0, not cancelled. */
-void wmpi_status_empty(MPI_Status *st, int with_error);
+void wbind_status_empty(MPI_Status *st, int with_error);
 
 /* Multiple completion, shared by the Wait and Test families (wait.c):
  * finish every request / every done one / the first done one, reporting
  * errors as MPI prescribes for `fn`. */
-int wmpi_finish_all(int n, MPI_Request reqs[], MPI_Status statuses[],
+int wbind_finish_all(int n, MPI_Request reqs[], MPI_Status statuses[],
                     const char *fn);
-int wmpi_finish_some(int n, MPI_Request reqs[], int *outcount, int indices[],
+int wbind_finish_some(int n, MPI_Request reqs[], int *outcount, int indices[],
                      MPI_Status statuses[], const char *fn);
-int wmpi_finish_any(int n, MPI_Request reqs[], int *index, MPI_Status *status,
+int wbind_finish_any(int n, MPI_Request reqs[], int *index, MPI_Status *status,
                     const char *fn);
-int wmpi_count_live(int n, MPI_Request reqs[]);
+int wbind_count_live(int n, MPI_Request reqs[]);
 
 /* The communicator whose handler reports errors of request `r`. */
-MPI_Comm wmpi_request_comm(MPI_Request r);
+MPI_Comm wbind_request_comm(MPI_Request r);
 
 #endif /* WMPI_BINDING_H */

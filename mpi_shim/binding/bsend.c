@@ -1,7 +1,7 @@
 /* Buffered-send buffers: MPI_Buffer_attach and MPI_Buffer_detach.
  *
  * Design: the engine carves the attached buffer for MPI_Bsend's copies
- * (engine/bsend.c). Detach blocks the calling thread until every buffered
+ * (engine/p2p/bsend.c). Detach blocks the calling thread until every buffered
  * message has been sent, then returns the buffer's address and size.
  * Detaching when nothing is attached returns a NULL buffer of size 0.
  *
@@ -18,11 +18,11 @@ int PMPI_Buffer_attach(void *buffer, int size)
 
     WMPI_NEED_INIT("MPI_Buffer_attach");
     if (size < 0 || (size > 0 && !buffer))
-        return wmpi_fail(NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach");
+        return wbind_fail(NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach");
     err = wmpi_buffer_attach(buffer, (size_t)size);
     if (err == WEFT_EBUSY)
-        return wmpi_fail(NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach");
-    return wmpi_return(NULL, err, "MPI_Buffer_attach");
+        return wbind_fail(NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach");
+    return wbind_return(NULL, err, "MPI_Buffer_attach");
 }
 WMPI_ALIAS(Buffer_attach)
 
@@ -34,10 +34,10 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 
     WMPI_NEED_INIT("MPI_Buffer_detach");
     if (!buffer_addr || !size)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Buffer_detach");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Buffer_detach");
     err = wmpi_buffer_detach(&buf, &n);
     if (err)
-        return wmpi_return(NULL, err, "MPI_Buffer_detach");
+        return wbind_return(NULL, err, "MPI_Buffer_detach");
     *(void **)buffer_addr = buf;
     *size = (int)n;
     return MPI_SUCCESS;

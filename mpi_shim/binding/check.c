@@ -13,7 +13,7 @@
  * Locking: none (reads read-only communicator fields).
  */
 #include "binding/binding.h"
-#include "engine/datatype.h"
+#include "engine/objects/datatype.h"
 
 _Static_assert(MPI_ANY_SOURCE == WMPI_ANY_SOURCE, "MPI_ANY_SOURCE");
 _Static_assert(MPI_PROC_NULL == WMPI_PROC_NULL, "MPI_PROC_NULL");
@@ -33,7 +33,7 @@ static int bad_rank(int peer, const wmpi_comm *c, int recv)
     return peer < 0 || peer >= wmpi_comm_peers(c); /* intercomm: remote size */
 }
 
-int wmpi_check_p2p(const void *buf, int count, MPI_Datatype dt, int peer,
+int wbind_check_p2p(const void *buf, int count, MPI_Datatype dt, int peer,
                    int tag, MPI_Comm comm, int recv)
 {
     if (!comm)
@@ -52,9 +52,9 @@ int wmpi_check_p2p(const void *buf, int count, MPI_Datatype dt, int peer,
     return MPI_SUCCESS;
 }
 
-int wmpi_check_p2p_req(const void *buf, int count, MPI_Datatype dt, int peer,
+int wbind_check_p2p_req(const void *buf, int count, MPI_Datatype dt, int peer,
                        int tag, MPI_Comm comm, int recv, const MPI_Request *req)
 {
-    int cls = wmpi_check_p2p(buf, count, dt, peer, tag, comm, recv);
+    int cls = wbind_check_p2p(buf, count, dt, peer, tag, comm, recv);
     return cls ? cls : req ? MPI_SUCCESS : MPI_ERR_REQUEST;
 }

@@ -24,7 +24,7 @@ int PMPI_Barrier(MPI_Comm comm)
     wmpi_coll_args a = { 0 };
 
     WMPI_NEED_INIT("MPI_Barrier");
-    return wmpi_coll_go(comm, comm ? 0 : MPI_ERR_COMM, WMPI_COLL_BARRIER, &a, 0,
+    return wbind_coll_go(comm, comm ? 0 : MPI_ERR_COMM, WMPI_COLL_BARRIER, &a, 0,
                         NULL, "MPI_Barrier");
 }
 WMPI_ALIAS(Barrier)
@@ -34,7 +34,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     wmpi_coll_args a = { 0 };
 
     WMPI_NEED_INIT("MPI_Ibarrier");
-    return wmpi_coll_go(comm, comm ? 0 : MPI_ERR_COMM, WMPI_COLL_BARRIER, &a, 1,
+    return wbind_coll_go(comm, comm ? 0 : MPI_ERR_COMM, WMPI_COLL_BARRIER, &a, 1,
                         request, "MPI_Ibarrier");
 }
 WMPI_ALIAS(Ibarrier)
@@ -48,11 +48,11 @@ static int prep_bcast(wmpi_coll_args *a, void *buf, int count, MPI_Datatype dt,
 
     if (!comm)
         return MPI_ERR_COMM;
-    cls = wmpi_check_coll_buf(buf, count, dt);
+    cls = wbind_check_coll_buf(buf, count, dt);
     if (!cls && buf == MPI_IN_PLACE)
         cls = MPI_ERR_ARG;
     if (!cls)
-        cls = wmpi_check_root(root, comm);
+        cls = wbind_check_root(root, comm);
     *a = (wmpi_coll_args){ .rbuf = buf, .rcount = count, .rdt = dt, .root = root };
     return cls;
 }
@@ -64,7 +64,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 
     WMPI_NEED_INIT("MPI_Bcast");
     cls = prep_bcast(&a, buffer, count, datatype, root, comm);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_BCAST, &a, 0, NULL, "MPI_Bcast");
+    return wbind_coll_go(comm, cls, WMPI_COLL_BCAST, &a, 0, NULL, "MPI_Bcast");
 }
 WMPI_ALIAS(Bcast)
 
@@ -76,7 +76,7 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
 
     WMPI_NEED_INIT("MPI_Ibcast");
     cls = prep_bcast(&a, buffer, count, datatype, root, comm);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_BCAST, &a, 1, request, "MPI_Ibcast");
+    return wbind_coll_go(comm, cls, WMPI_COLL_BCAST, &a, 1, request, "MPI_Ibcast");
 }
 WMPI_ALIAS(Ibcast)
 
@@ -89,12 +89,12 @@ static int prep_reduce(wmpi_coll_args *a, const void *sbuf, void *rbuf, int coun
 
     if (!comm)
         return MPI_ERR_COMM;
-    cls = wmpi_check_root(root, comm);
+    cls = wbind_check_root(root, comm);
     at_root = comm->rank == root;
     if (!cls && (rbuf == MPI_IN_PLACE || (sbuf == MPI_IN_PLACE && !at_root)))
         cls = MPI_ERR_ARG;
     if (!cls)
-        cls = wmpi_check_reduce(sbuf, at_root ? rbuf : (void *)sbuf, count, dt, op);
+        cls = wbind_check_reduce(sbuf, at_root ? rbuf : (void *)sbuf, count, dt, op);
     *a = (wmpi_coll_args){ .sbuf = sbuf, .rbuf = at_root ? rbuf : NULL,
                            .count = count, .dt = dt, .op = op, .root = root };
     return cls;
@@ -108,7 +108,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 
     WMPI_NEED_INIT("MPI_Reduce");
     cls = prep_reduce(&a, sendbuf, recvbuf, count, datatype, op, root, comm);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_REDUCE, &a, 0, NULL, "MPI_Reduce");
+    return wbind_coll_go(comm, cls, WMPI_COLL_REDUCE, &a, 0, NULL, "MPI_Reduce");
 }
 WMPI_ALIAS(Reduce)
 
@@ -120,7 +120,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 
     WMPI_NEED_INIT("MPI_Ireduce");
     cls = prep_reduce(&a, sendbuf, recvbuf, count, datatype, op, root, comm);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_REDUCE, &a, 1, request, "MPI_Ireduce");
+    return wbind_coll_go(comm, cls, WMPI_COLL_REDUCE, &a, 1, request, "MPI_Ireduce");
 }
 WMPI_ALIAS(Ireduce)
 
@@ -139,17 +139,17 @@ static int check_rooted(const void *mine, int mcount, MPI_Datatype mdt,
 
     if (!comm)
         return MPI_ERR_COMM;
-    cls = wmpi_check_root(root, comm);
+    cls = wbind_check_root(root, comm);
     if (cls)
         return cls;
     at_root = comm->rank == root;
     if (mine == MPI_IN_PLACE)
         cls = at_root ? 0 : MPI_ERR_ARG;
     else
-        cls = wmpi_check_coll_buf(mine, mcount, mdt);
+        cls = wbind_check_coll_buf(mine, mcount, mdt);
     if (cls || !at_root)
         return cls;
-    return wmpi_check_coll_whole(whole, count, counts, displs, comm->size, dt, v);
+    return wbind_check_coll_whole(whole, count, counts, displs, comm->size, dt, v);
 }
 
 static int prep_gather(wmpi_coll_args *a, const void *sbuf, int scount,
@@ -183,7 +183,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     WMPI_NEED_INIT("MPI_Gather");
     cls = prep_gather(&a, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL,
                       NULL, recvtype, root, comm, 0);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_GATHER, &a, 0, NULL, "MPI_Gather");
+    return wbind_coll_go(comm, cls, WMPI_COLL_GATHER, &a, 0, NULL, "MPI_Gather");
 }
 WMPI_ALIAS(Gather)
 
@@ -197,7 +197,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     WMPI_NEED_INIT("MPI_Igather");
     cls = prep_gather(&a, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL,
                       NULL, recvtype, root, comm, 0);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_GATHER, &a, 1, request, "MPI_Igather");
+    return wbind_coll_go(comm, cls, WMPI_COLL_GATHER, &a, 1, request, "MPI_Igather");
 }
 WMPI_ALIAS(Igather)
 
@@ -211,7 +211,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     WMPI_NEED_INIT("MPI_Gatherv");
     cls = prep_gather(&a, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
                       displs, recvtype, root, comm, 1);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_GATHERV, &a, 0, NULL, "MPI_Gatherv");
+    return wbind_coll_go(comm, cls, WMPI_COLL_GATHERV, &a, 0, NULL, "MPI_Gatherv");
 }
 WMPI_ALIAS(Gatherv)
 
@@ -226,7 +226,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     WMPI_NEED_INIT("MPI_Igatherv");
     cls = prep_gather(&a, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
                       displs, recvtype, root, comm, 1);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_GATHERV, &a, 1, request, "MPI_Igatherv");
+    return wbind_coll_go(comm, cls, WMPI_COLL_GATHERV, &a, 1, request, "MPI_Igatherv");
 }
 WMPI_ALIAS(Igatherv)
 
@@ -261,7 +261,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     WMPI_NEED_INIT("MPI_Scatter");
     cls = prep_scatter(&a, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
                        recvcount, recvtype, root, comm, 0);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_SCATTER, &a, 0, NULL, "MPI_Scatter");
+    return wbind_coll_go(comm, cls, WMPI_COLL_SCATTER, &a, 0, NULL, "MPI_Scatter");
 }
 WMPI_ALIAS(Scatter)
 
@@ -275,7 +275,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     WMPI_NEED_INIT("MPI_Iscatter");
     cls = prep_scatter(&a, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
                        recvcount, recvtype, root, comm, 0);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_SCATTER, &a, 1, request, "MPI_Iscatter");
+    return wbind_coll_go(comm, cls, WMPI_COLL_SCATTER, &a, 1, request, "MPI_Iscatter");
 }
 WMPI_ALIAS(Iscatter)
 
@@ -289,7 +289,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
     WMPI_NEED_INIT("MPI_Scatterv");
     cls = prep_scatter(&a, sendbuf, 0, sendcounts, displs, sendtype, recvbuf,
                        recvcount, recvtype, root, comm, 1);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_SCATTERV, &a, 0, NULL, "MPI_Scatterv");
+    return wbind_coll_go(comm, cls, WMPI_COLL_SCATTERV, &a, 0, NULL, "MPI_Scatterv");
 }
 WMPI_ALIAS(Scatterv)
 
@@ -304,7 +304,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
     WMPI_NEED_INIT("MPI_Iscatterv");
     cls = prep_scatter(&a, sendbuf, 0, sendcounts, displs, sendtype, recvbuf,
                        recvcount, recvtype, root, comm, 1);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_SCATTERV, &a, 1, request,
+    return wbind_coll_go(comm, cls, WMPI_COLL_SCATTERV, &a, 1, request,
                         "MPI_Iscatterv");
 }
 WMPI_ALIAS(Iscatterv)

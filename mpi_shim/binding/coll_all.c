@@ -9,7 +9,7 @@
  * buffer) and nowhere else.
  *
  * Rejected: a binding per form calling the blocking one through a thread
- * (the engine already runs any collective either way, engine/coll_run.c).
+ * (the engine already runs any collective either way, engine/coll/coll_run.c).
  * Invariants: insignificant arguments never reach the engine.
  * Locking: none here (the engine locks).
  */
@@ -26,7 +26,7 @@ static int prep_red(wmpi_coll_args *a, const void *sbuf, void *rbuf, int count,
         return MPI_ERR_COMM;
     if (rbuf == MPI_IN_PLACE)
         return MPI_ERR_ARG;
-    return wmpi_check_reduce(sbuf, rbuf, count, dt, op);
+    return wbind_check_reduce(sbuf, rbuf, count, dt, op);
 }
 
 /* Allreduce, Scan and Exscan take the same arguments and differ only in
@@ -40,7 +40,7 @@ static int reduction(int kind, const void *sbuf, void *rbuf, int count, MPI_Data
 
     WMPI_NEED_INIT(fn);
     cls = prep_red(&a, sbuf, rbuf, count, dt, op, comm);
-    return wmpi_coll_go(comm, cls, kind, &a, nonblocking, req, fn);
+    return wbind_coll_go(comm, cls, kind, &a, nonblocking, req, fn);
 }
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
@@ -118,7 +118,7 @@ static int prep_rs(wmpi_coll_args *a, const void *sbuf, void *rbuf, int count,
     }
     if (total > INT32_MAX)
         return MPI_ERR_COUNT;
-    return wmpi_check_reduce(sbuf, rbuf, (int)total, dt, op);
+    return wbind_check_reduce(sbuf, rbuf, (int)total, dt, op);
 }
 
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
@@ -129,7 +129,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 
     WMPI_NEED_INIT("MPI_Reduce_scatter_block");
     cls = prep_rs(&a, sendbuf, recvbuf, recvcount, NULL, datatype, op, comm);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_REDUCE_SCATTER_BLOCK, &a, 0, NULL,
+    return wbind_coll_go(comm, cls, WMPI_COLL_REDUCE_SCATTER_BLOCK, &a, 0, NULL,
                         "MPI_Reduce_scatter_block");
 }
 WMPI_ALIAS(Reduce_scatter_block)
@@ -143,7 +143,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 
     WMPI_NEED_INIT("MPI_Ireduce_scatter_block");
     cls = prep_rs(&a, sendbuf, recvbuf, recvcount, NULL, datatype, op, comm);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_REDUCE_SCATTER_BLOCK, &a, 1, request,
+    return wbind_coll_go(comm, cls, WMPI_COLL_REDUCE_SCATTER_BLOCK, &a, 1, request,
                         "MPI_Ireduce_scatter_block");
 }
 WMPI_ALIAS(Ireduce_scatter_block)
@@ -157,7 +157,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
     WMPI_NEED_INIT("MPI_Reduce_scatter");
     cls = recvcounts ? prep_rs(&a, sendbuf, recvbuf, 0, recvcounts, datatype, op, comm)
                      : MPI_ERR_ARG;
-    return wmpi_coll_go(comm, cls, WMPI_COLL_REDUCE_SCATTER, &a, 0, NULL,
+    return wbind_coll_go(comm, cls, WMPI_COLL_REDUCE_SCATTER, &a, 0, NULL,
                         "MPI_Reduce_scatter");
 }
 WMPI_ALIAS(Reduce_scatter)
@@ -172,7 +172,7 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
     WMPI_NEED_INIT("MPI_Ireduce_scatter");
     cls = recvcounts ? prep_rs(&a, sendbuf, recvbuf, 0, recvcounts, datatype, op, comm)
                      : MPI_ERR_ARG;
-    return wmpi_coll_go(comm, cls, WMPI_COLL_REDUCE_SCATTER, &a, 1, request,
+    return wbind_coll_go(comm, cls, WMPI_COLL_REDUCE_SCATTER, &a, 1, request,
                         "MPI_Ireduce_scatter");
 }
 WMPI_ALIAS(Ireduce_scatter)
@@ -187,7 +187,7 @@ static int prep_send(wmpi_coll_args *a, const void *sbuf, int scount, MPI_Dataty
         return 0;
     a->scount = scount;
     a->sdt = sdt;
-    return wmpi_check_coll_buf(sbuf, scount, sdt);
+    return wbind_check_coll_buf(sbuf, scount, sdt);
 }
 
 static int prep_allgather(wmpi_coll_args *a, const void *sbuf, int scount,
@@ -202,7 +202,7 @@ static int prep_allgather(wmpi_coll_args *a, const void *sbuf, int scount,
         return MPI_ERR_COMM;
     cls = prep_send(a, sbuf, scount, sdt);
     return cls ? cls
-               : wmpi_check_coll_whole(rbuf, rcount, rcounts, displs, comm->size, rdt, v);
+               : wbind_check_coll_whole(rbuf, rcount, rcounts, displs, comm->size, rdt, v);
 }
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -214,7 +214,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     WMPI_NEED_INIT("MPI_Allgather");
     cls = prep_allgather(&a, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL,
                          NULL, recvtype, comm, 0);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_ALLGATHER, &a, 0, NULL, "MPI_Allgather");
+    return wbind_coll_go(comm, cls, WMPI_COLL_ALLGATHER, &a, 0, NULL, "MPI_Allgather");
 }
 WMPI_ALIAS(Allgather)
 
@@ -228,7 +228,7 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     WMPI_NEED_INIT("MPI_Iallgather");
     cls = prep_allgather(&a, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL,
                          NULL, recvtype, comm, 0);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_ALLGATHER, &a, 1, request,
+    return wbind_coll_go(comm, cls, WMPI_COLL_ALLGATHER, &a, 1, request,
                         "MPI_Iallgather");
 }
 WMPI_ALIAS(Iallgather)
@@ -243,7 +243,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     WMPI_NEED_INIT("MPI_Allgatherv");
     cls = prep_allgather(&a, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
                          displs, recvtype, comm, 1);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_ALLGATHERV, &a, 0, NULL, "MPI_Allgatherv");
+    return wbind_coll_go(comm, cls, WMPI_COLL_ALLGATHERV, &a, 0, NULL, "MPI_Allgatherv");
 }
 WMPI_ALIAS(Allgatherv)
 
@@ -257,7 +257,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     WMPI_NEED_INIT("MPI_Iallgatherv");
     cls = prep_allgather(&a, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
                          displs, recvtype, comm, 1);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_ALLGATHERV, &a, 1, request,
+    return wbind_coll_go(comm, cls, WMPI_COLL_ALLGATHERV, &a, 1, request,
                         "MPI_Iallgatherv");
 }
 WMPI_ALIAS(Iallgatherv)
@@ -275,7 +275,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     WMPI_NEED_INIT("MPI_Alltoall");
     cls = prep_allgather(&a, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL,
                          NULL, recvtype, comm, 0);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_ALLTOALL, &a, 0, NULL, "MPI_Alltoall");
+    return wbind_coll_go(comm, cls, WMPI_COLL_ALLTOALL, &a, 0, NULL, "MPI_Alltoall");
 }
 WMPI_ALIAS(Alltoall)
 
@@ -289,7 +289,7 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     WMPI_NEED_INIT("MPI_Ialltoall");
     cls = prep_allgather(&a, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL,
                          NULL, recvtype, comm, 0);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_ALLTOALL, &a, 1, request, "MPI_Ialltoall");
+    return wbind_coll_go(comm, cls, WMPI_COLL_ALLTOALL, &a, 1, request, "MPI_Ialltoall");
 }
 WMPI_ALIAS(Ialltoall)
 
@@ -308,10 +308,10 @@ static int prep_alltoallv(wmpi_coll_args *a, const void *sbuf, const int *scount
         a->scounts = scounts;
         a->sdispls = sdispls;
         a->sdt = sdt;
-        cls = wmpi_check_coll_bufv(sbuf, scounts, sdispls, comm->size, sdt);
+        cls = wbind_check_coll_bufv(sbuf, scounts, sdispls, comm->size, sdt);
     }
     return cls ? cls
-               : wmpi_check_coll_whole(rbuf, 0, rcounts, rdispls, comm->size, rdt, 1);
+               : wbind_check_coll_whole(rbuf, 0, rcounts, rdispls, comm->size, rdt, 1);
 }
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -324,7 +324,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
     WMPI_NEED_INIT("MPI_Alltoallv");
     cls = prep_alltoallv(&a, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                          recvcounts, rdispls, recvtype, comm);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_ALLTOALLV, &a, 0, NULL, "MPI_Alltoallv");
+    return wbind_coll_go(comm, cls, WMPI_COLL_ALLTOALLV, &a, 0, NULL, "MPI_Alltoallv");
 }
 WMPI_ALIAS(Alltoallv)
 
@@ -339,7 +339,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
     WMPI_NEED_INIT("MPI_Ialltoallv");
     cls = prep_alltoallv(&a, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                          recvcounts, rdispls, recvtype, comm);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_ALLTOALLV, &a, 1, request,
+    return wbind_coll_go(comm, cls, WMPI_COLL_ALLTOALLV, &a, 1, request,
                         "MPI_Ialltoallv");
 }
 WMPI_ALIAS(Ialltoallv)
@@ -353,7 +353,7 @@ static int check_w(const void *buf, const int *counts, const int *displs,
     if (!counts || !displs || !types)
         return MPI_ERR_ARG;
     for (int r = 0; r < n; r++) {
-        cls = wmpi_check_coll_buf(buf, counts[r], types[r]);
+        cls = wbind_check_coll_buf(buf, counts[r], types[r]);
         if (cls)
             return cls;
     }
@@ -393,7 +393,7 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
     WMPI_NEED_INIT("MPI_Alltoallw");
     cls = prep_alltoallw(&a, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                          recvcounts, rdispls, recvtypes, comm);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_ALLTOALLW, &a, 0, NULL, "MPI_Alltoallw");
+    return wbind_coll_go(comm, cls, WMPI_COLL_ALLTOALLW, &a, 0, NULL, "MPI_Alltoallw");
 }
 WMPI_ALIAS(Alltoallw)
 
@@ -409,7 +409,7 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
     WMPI_NEED_INIT("MPI_Ialltoallw");
     cls = prep_alltoallw(&a, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                          recvcounts, rdispls, recvtypes, comm);
-    return wmpi_coll_go(comm, cls, WMPI_COLL_ALLTOALLW, &a, 1, request,
+    return wbind_coll_go(comm, cls, WMPI_COLL_ALLTOALLW, &a, 1, request,
                         "MPI_Ialltoallw");
 }
 WMPI_ALIAS(Ialltoallw)

@@ -7,15 +7,15 @@
  * calling rank are checked (MPI lets the others be anything). Then one
  * path runs or starts the collective: blocking calls wait in the engine;
  * nonblocking ones get a request completed by the engine's collective
- * thread (engine/coll_run.c).
+ * thread (engine/coll/coll_run.c).
  *
  * Rejected: per-collective copies of the count/type/buffer checks.
  * Invariants: a nonblocking call that fails leaves *req MPI_REQUEST_NULL.
  * Locking: none (reads read-only fields of handles).
  */
 #include "binding/coll_check.h"
-#include "engine/datatype.h"
-#include "engine/op.h"
+#include "engine/objects/datatype.h"
+#include "engine/objects/op.h"
 
 _Static_assert(MPI_IN_PLACE == WMPI_IN_PLACE, "MPI_IN_PLACE");
 
@@ -24,7 +24,7 @@ static int bad_type(MPI_Datatype dt)
     return !dt || !wmpi_datatype_committed(dt);
 }
 
-int wmpi_check_coll_buf(const void *buf, int count, MPI_Datatype dt)
+int wbind_check_coll_buf(const void *buf, int count, MPI_Datatype dt)
 {
     if (count < 0)
         return MPI_ERR_COUNT;
@@ -35,7 +35,7 @@ int wmpi_check_coll_buf(const void *buf, int count, MPI_Datatype dt)
     return MPI_SUCCESS;
 }
 
-int wmpi_check_coll_bufv(const void *buf, const int counts[], const int displs[],
+int wbind_check_coll_bufv(const void *buf, const int counts[], const int displs[],
                          int n, MPI_Datatype dt)
 {
     int any = 0;
@@ -54,24 +54,24 @@ int wmpi_check_coll_bufv(const void *buf, const int counts[], const int displs[]
     return MPI_SUCCESS;
 }
 
-int wmpi_check_coll_whole(const void *buf, int count, const int counts[],
+int wbind_check_coll_whole(const void *buf, int count, const int counts[],
                           const int displs[], int n, MPI_Datatype dt, int v)
 {
     if (buf == MPI_IN_PLACE)
         return MPI_ERR_ARG;
-    return v ? wmpi_check_coll_bufv(buf, counts, displs, n, dt)
-             : wmpi_check_coll_buf(buf, count, dt);
+    return v ? wbind_check_coll_bufv(buf, counts, displs, n, dt)
+             : wbind_check_coll_buf(buf, count, dt);
 }
 
-int wmpi_check_root(int root, MPI_Comm comm)
+int wbind_check_root(int root, MPI_Comm comm)
 {
     return root < 0 || root >= comm->size ? MPI_ERR_ROOT : MPI_SUCCESS;
 }
 
-int wmpi_check_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+int wbind_check_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                       MPI_Op op)
 {
-    int cls = wmpi_check_coll_buf(sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, dt);
+    int cls = wbind_check_coll_buf(sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, dt);
 
     if (cls)
         return cls;
@@ -80,7 +80,7 @@ int wmpi_check_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     return MPI_SUCCESS;
 }
 
-int wmpi_coll_go(MPI_Comm comm, int cls, int kind, const wmpi_coll_args *a,
+int wbind_coll_go(MPI_Comm comm, int cls, int kind, const wmpi_coll_args *a,
                  int nonblocking, MPI_Request *req, const char *fn)
 {
     if (nonblocking && req)
@@ -88,10 +88,10 @@ int wmpi_coll_go(MPI_Comm comm, int cls, int kind, const wmpi_coll_args *a,
     if (comm && comm->remote_size > 0) /* intercommunicator collectives */
         cls = MPI_ERR_UNSUPPORTED_OPERATION;
     if (cls)
-        return wmpi_fail(comm, cls, fn);
+        return wbind_fail(comm, cls, fn);
     if (nonblocking && !req)
-        return wmpi_fail(comm, MPI_ERR_REQUEST, fn);
+        return wbind_fail(comm, MPI_ERR_REQUEST, fn);
     if (!nonblocking)
-        return wmpi_return(comm, wmpi_coll(kind, a, comm), fn);
-    return wmpi_return(comm, wmpi_icoll(kind, a, comm, req), fn);
+        return wbind_return(comm, wmpi_coll(kind, a, comm), fn);
+    return wbind_return(comm, wmpi_icoll(kind, a, comm, req), fn);
 }

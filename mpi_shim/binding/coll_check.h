@@ -1,39 +1,39 @@
 /* Argument checks and the call path shared by the collective bindings
  * (binding/coll_*.c).
  *
- * Each MPI collective binding fills a wmpi_coll_args (engine/coll.h) with
+ * Each MPI collective binding fills a wmpi_coll_args (engine/coll/coll.h) with
  * the arguments that are significant on the calling rank (the others are
  * left NULL / 0, so the engine never reads a handle MPI lets the caller
- * pass uninitialised), checks them, and hands them to wmpi_coll_go, which
+ * pass uninitialised), checks them, and hands them to wbind_coll_go, which
  * runs the collective (blocking) or starts it (nonblocking).
  */
 #ifndef WMPI_COLL_CHECK_H
 #define WMPI_COLL_CHECK_H
 
 #include "binding/binding.h"
-#include "engine/coll.h"
+#include "engine/coll/coll.h"
 
 /* 0 or the MPI error class of a significant (buffer, count, datatype):
  * MPI_ERR_COUNT, MPI_ERR_TYPE (null or not committed), MPI_ERR_BUFFER. */
-int wmpi_check_coll_buf(const void *buf, int count, MPI_Datatype dt);
+int wbind_check_coll_buf(const void *buf, int count, MPI_Datatype dt);
 
 /* The same for a v form's per-rank counts (n of them; MPI_ERR_ARG if the
  * array is missing) over one datatype. */
-int wmpi_check_coll_bufv(const void *buf, const int counts[], const int displs[],
+int wbind_check_coll_bufv(const void *buf, const int counts[], const int displs[],
                          int n, MPI_Datatype dt);
 
 /* The whole buffer of a collective over n ranks (a gather's or an
  * allgather's receive buffer, a scatter's send buffer): MPI_ERR_ARG if it
- * is MPI_IN_PLACE, else wmpi_check_coll_bufv (v) or wmpi_check_coll_buf
+ * is MPI_IN_PLACE, else wbind_check_coll_bufv (v) or wbind_check_coll_buf
  * (count per rank; counts and displs unused). */
-int wmpi_check_coll_whole(const void *buf, int count, const int counts[],
+int wbind_check_coll_whole(const void *buf, int count, const int counts[],
                           const int displs[], int n, MPI_Datatype dt, int v);
 
 /* MPI_ERR_ROOT unless 0 <= root < size of comm. */
-int wmpi_check_root(int root, MPI_Comm comm);
+int wbind_check_root(int root, MPI_Comm comm);
 
 /* MPI_ERR_OP unless op is a valid op for dt (MPI_ERR_TYPE first). */
-int wmpi_check_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+int wbind_check_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                       MPI_Op op);
 
 /* Report class `cls` if nonzero (MPI_ERR_UNSUPPORTED_OPERATION on an
@@ -41,7 +41,7 @@ int wmpi_check_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
  * start it and store its request in *req (MPI_ERR_REQUEST if a
  * nonblocking call passed req == NULL: pass `nonblocking`). Errors go
  * through comm's handler with the name `fn`. */
-int wmpi_coll_go(MPI_Comm comm, int cls, int kind, const wmpi_coll_args *a,
+int wbind_coll_go(MPI_Comm comm, int cls, int kind, const wmpi_coll_args *a,
                  int nonblocking, MPI_Request *req, const char *fn);
 
 #endif /* WMPI_COLL_CHECK_H */

@@ -5,7 +5,7 @@
  *
  * Design: a communicator handle points at the engine's wmpi_comm; queries
  * read its read-only fields, constructors check their arguments and call
- * engine/comm.h, and the new communicator inherits the parent's error
+ * engine/objects/comm.h, and the new communicator inherits the parent's error
  * handler (binding/comm.h). Classes follow Open MPI: a null or freed
  * communicator is MPI_ERR_COMM, a null output pointer MPI_ERR_ARG, a bad
  * group MPI_ERR_GROUP. Splitting or creating from an intercommunicator
@@ -33,9 +33,9 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     WMPI_NEED_INIT("MPI_Comm_rank");
     if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_rank");
+        return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_rank");
     if (!rank)
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_rank");
+        return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_rank");
     *rank = comm->rank;
     return MPI_SUCCESS;
 }
@@ -45,9 +45,9 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     WMPI_NEED_INIT("MPI_Comm_size");
     if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_size");
+        return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_size");
     if (!size)
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_size");
+        return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_size");
     *size = comm->size;
     return MPI_SUCCESS;
 }
@@ -57,9 +57,9 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     WMPI_NEED_INIT("MPI_Comm_compare");
     if (!comm1 || !comm2)
-        return wmpi_fail(comm1, MPI_ERR_COMM, "MPI_Comm_compare");
+        return wbind_fail(comm1, MPI_ERR_COMM, "MPI_Comm_compare");
     if (!result)
-        return wmpi_fail(comm1, MPI_ERR_ARG, "MPI_Comm_compare");
+        return wbind_fail(comm1, MPI_ERR_ARG, "MPI_Comm_compare");
     *result = wmpi_comm_compare(comm1, comm2);
     return MPI_SUCCESS;
 }
@@ -69,9 +69,9 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     WMPI_NEED_INIT("MPI_Comm_test_inter");
     if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_test_inter");
+        return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_test_inter");
     if (!flag)
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_test_inter");
+        return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_test_inter");
     *flag = comm->remote != NULL;
     return MPI_SUCCESS;
 }
@@ -81,9 +81,9 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
     WMPI_NEED_INIT("MPI_Comm_remote_size");
     if (!comm || !comm->remote)
-        return wmpi_fail(comm, MPI_ERR_COMM, "MPI_Comm_remote_size");
+        return wbind_fail(comm, MPI_ERR_COMM, "MPI_Comm_remote_size");
     if (!size)
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_remote_size");
+        return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_remote_size");
     *size = comm->remote_size;
     return MPI_SUCCESS;
 }
@@ -93,7 +93,7 @@ static int group_out(MPI_Comm comm, wmpi_group *g, MPI_Group *group,
                      const char *fn)
 {
     if (!group)
-        return wmpi_fail(comm, MPI_ERR_ARG, fn);
+        return wbind_fail(comm, MPI_ERR_ARG, fn);
     wmpi_group_retain(g);
     *group = g;
     return MPI_SUCCESS;
@@ -103,7 +103,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     WMPI_NEED_INIT("MPI_Comm_group");
     if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_group");
+        return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_group");
     return group_out(comm, comm->group, group, "MPI_Comm_group");
 }
 WMPI_ALIAS(Comm_group)
@@ -112,7 +112,7 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
     WMPI_NEED_INIT("MPI_Comm_remote_group");
     if (!comm || !comm->remote)
-        return wmpi_fail(comm, MPI_ERR_COMM, "MPI_Comm_remote_group");
+        return wbind_fail(comm, MPI_ERR_COMM, "MPI_Comm_remote_group");
     return group_out(comm, comm->remote, group, "MPI_Comm_remote_group");
 }
 WMPI_ALIAS(Comm_remote_group)
@@ -121,9 +121,9 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     WMPI_NEED_INIT("MPI_Comm_set_name");
     if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_set_name");
+        return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_set_name");
     if (!comm_name)
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_set_name");
+        return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_set_name");
     wmpi_comm_set_name(comm, comm_name);
     return MPI_SUCCESS;
 }
@@ -133,9 +133,9 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     WMPI_NEED_INIT("MPI_Comm_get_name");
     if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_get_name");
+        return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_get_name");
     if (!comm_name || !resultlen)
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_get_name");
+        return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_get_name");
     wmpi_comm_get_name(comm, comm_name, resultlen);
     return MPI_SUCCESS;
 }
@@ -149,8 +149,8 @@ static int made(MPI_Comm comm, int err, wmpi_comm *const *nc, MPI_Comm *newcomm,
                 const char *fn)
 {
     if (err)
-        return wmpi_return(comm, err, fn);
-    wmpi_comm_out(comm, *nc, newcomm);
+        return wbind_return(comm, err, fn);
+    wbind_comm_out(comm, *nc, newcomm);
     return MPI_SUCCESS;
 }
 
@@ -173,7 +173,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 
     WMPI_NEED_INIT("MPI_Comm_dup");
     if ((cls = check_new(comm, newcomm, 0)))
-        return wmpi_fail(comm, cls, "MPI_Comm_dup");
+        return wbind_fail(comm, cls, "MPI_Comm_dup");
     return made(comm, wmpi_comm_dup(comm, &nc), &nc, newcomm, "MPI_Comm_dup");
 }
 WMPI_ALIAS(Comm_dup)
@@ -185,7 +185,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 
     WMPI_NEED_INIT("MPI_Comm_dup_with_info");
     if ((cls = check_new(comm, newcomm, 0)))
-        return wmpi_fail(comm, cls, "MPI_Comm_dup_with_info");
+        return wbind_fail(comm, cls, "MPI_Comm_dup_with_info");
     return made(comm, wmpi_comm_dup_with_info(comm, info, &nc), &nc, newcomm,
                 "MPI_Comm_dup_with_info");
 }
@@ -198,9 +198,9 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 
     WMPI_NEED_INIT("MPI_Comm_split");
     if ((cls = check_new(comm, newcomm, 1)))
-        return wmpi_fail(comm, cls, "MPI_Comm_split");
+        return wbind_fail(comm, cls, "MPI_Comm_split");
     if (color < 0 && color != MPI_UNDEFINED)
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_split");
+        return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_split");
     return made(comm, wmpi_comm_split(comm, color, key, &nc), &nc, newcomm,
                 "MPI_Comm_split");
 }
@@ -215,9 +215,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
     (void)info; /* no hints for the split yet */
     WMPI_NEED_INIT("MPI_Comm_split_type");
     if ((cls = check_new(comm, newcomm, 1)))
-        return wmpi_fail(comm, cls, "MPI_Comm_split_type");
+        return wbind_fail(comm, cls, "MPI_Comm_split_type");
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_split_type");
+        return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_split_type");
     return made(comm,
                 wmpi_comm_split_shared(comm, split_type == MPI_COMM_TYPE_SHARED,
                                        key, &nc),
@@ -232,12 +232,12 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 
     WMPI_NEED_INIT("MPI_Comm_create");
     if ((cls = check_new(comm, newcomm, 1)))
-        return wmpi_fail(comm, cls, "MPI_Comm_create");
+        return wbind_fail(comm, cls, "MPI_Comm_create");
     if (!group)
-        return wmpi_fail(comm, MPI_ERR_GROUP, "MPI_Comm_create");
+        return wbind_fail(comm, MPI_ERR_GROUP, "MPI_Comm_create");
     err = wmpi_comm_create(comm, group, &nc);
     if (err == WEFT_EINVAL) /* not a subgroup of comm's group */
-        return wmpi_fail(comm, MPI_ERR_GROUP, "MPI_Comm_create");
+        return wbind_fail(comm, MPI_ERR_GROUP, "MPI_Comm_create");
     return made(comm, err, &nc, newcomm, "MPI_Comm_create");
 }
 WMPI_ALIAS(Comm_create)
@@ -250,14 +250,14 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
 
     WMPI_NEED_INIT("MPI_Comm_create_group");
     if ((cls = check_new(comm, newcomm, 1)))
-        return wmpi_fail(comm, cls, "MPI_Comm_create_group");
+        return wbind_fail(comm, cls, "MPI_Comm_create_group");
     if (!group)
-        return wmpi_fail(comm, MPI_ERR_GROUP, "MPI_Comm_create_group");
+        return wbind_fail(comm, MPI_ERR_GROUP, "MPI_Comm_create_group");
     if (tag < 0 || tag > WMPI_TAG_UB)
-        return wmpi_fail(comm, MPI_ERR_TAG, "MPI_Comm_create_group");
+        return wbind_fail(comm, MPI_ERR_TAG, "MPI_Comm_create_group");
     err = wmpi_comm_create_group(comm, group, tag, &nc);
     if (err == WEFT_EINVAL) /* not a subgroup of comm's group */
-        return wmpi_fail(comm, MPI_ERR_GROUP, "MPI_Comm_create_group");
+        return wbind_fail(comm, MPI_ERR_GROUP, "MPI_Comm_create_group");
     return made(comm, err, &nc, newcomm, "MPI_Comm_create_group");
 }
 WMPI_ALIAS(Comm_create_group)
@@ -271,13 +271,13 @@ int PMPI_Comm_free(MPI_Comm *comm)
 
     WMPI_NEED_INIT("MPI_Comm_free");
     if (!comm || !*comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_free");
+        return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_free");
     c = *comm;
     if (c->predefined)
-        return wmpi_fail(c, MPI_ERR_COMM, "MPI_Comm_free");
+        return wbind_fail(c, MPI_ERR_COMM, "MPI_Comm_free");
     err = wmpi_comm_free(c);
     if (err) /* a delete callback failed: the communicator stays */
-        return wmpi_return(c, err, "MPI_Comm_free");
+        return wbind_return(c, err, "MPI_Comm_free");
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

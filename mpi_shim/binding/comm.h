@@ -5,25 +5,25 @@
  * A communicator the engine creates starts with its parent's error
  * handler (MPI-3.1 8.3: "the error handler is inherited"); the reference
  * it holds is dropped when the engine destroys the communicator, through
- * the destroy hook that wmpi_comm_inherit_errh installs.
+ * the destroy hook that wbind_comm_inherit_errh installs.
  */
 #ifndef WMPI_BINDING_COMM_H
 #define WMPI_BINDING_COMM_H
 
 #include "binding/binding.h"
-#include "engine/comm.h"
+#include "engine/objects/comm.h"
 
 /* nc (fresh from the engine) takes parent's error handler (a reference);
  * installs the engine's destroy hook that drops it again (errors.c).
  * Context: any thread. */
-void wmpi_comm_inherit_errh(MPI_Comm nc, MPI_Comm parent);
+void wbind_comm_inherit_errh(MPI_Comm nc, MPI_Comm parent);
 
 /* Common tail of the constructors: NULL -> MPI_COMM_NULL, else inherit
  * parent's handler; stores the handle. */
-static inline void wmpi_comm_out(MPI_Comm parent, wmpi_comm *nc, MPI_Comm *out)
+static inline void wbind_comm_out(MPI_Comm parent, wmpi_comm *nc, MPI_Comm *out)
 {
     if (nc)
-        wmpi_comm_inherit_errh(nc, parent);
+        wbind_comm_inherit_errh(nc, parent);
     *out = nc ? nc : MPI_COMM_NULL;
 }
 

@@ -213,7 +213,7 @@ static int balance_free(int64_t q, int k, int *out)
     return err;
 }
 
-int wmpi_dims_balance(int nnodes, int ndims, int *dims)
+int wbind_dims_balance(int nnodes, int ndims, int *dims)
 {
     int64_t fixed = 1;
     int k = 0, err, *got;
@@ -249,10 +249,10 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 
     WMPI_NEED_INIT("MPI_Dims_create");
     if (ndims > 0 && !dims)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Dims_create");
-    err = wmpi_dims_balance(nnodes, ndims, dims);
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Dims_create");
+    err = wbind_dims_balance(nnodes, ndims, dims);
     if (err == WEFT_EINVAL)
-        return wmpi_fail(NULL, MPI_ERR_DIMS, "MPI_Dims_create");
-    return wmpi_return(NULL, err, "MPI_Dims_create");
+        return wbind_fail(NULL, MPI_ERR_DIMS, "MPI_Dims_create");
+    return wbind_return(NULL, err, "MPI_Dims_create");
 }
 WMPI_ALIAS(Dims_create)

@@ -10,6 +10,6 @@
  * WEFT_EINVAL (dims unchanged) if nnodes < 1, ndims < 0, an entry is
  * negative, or nnodes is not a multiple of the product of the positive
  * entries. Blocks: no; pure computation. */
-int wmpi_dims_balance(int nnodes, int ndims, int *dims);
+int wbind_dims_balance(int nnodes, int ndims, int *dims);
 
 #endif /* WMPI_DIMS_H */

@@ -27,7 +27,7 @@
 int PMPI_Get_version(int *version, int *subversion)
 {
     if (!version || !subversion)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Get_version");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Get_version");
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
@@ -39,7 +39,7 @@ int PMPI_Get_library_version(char *version, int *resultlen)
     int n;
 
     if (!version || !resultlen)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Get_library_version");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Get_library_version");
     n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
                  "Weft MPI %s (MPI %d.%d over Weft user-level threads; TCP)",
                  WEFT_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION);
@@ -53,7 +53,7 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
 {
     WMPI_NEED_INIT("MPI_Get_processor_name");
     if (!name || !resultlen)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Get_processor_name");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Get_processor_name");
     if (gethostname(name, MPI_MAX_PROCESSOR_NAME) < 0)
         snprintf(name, MPI_MAX_PROCESSOR_NAME, "localhost");
     name[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
@@ -88,10 +88,10 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     (void)info;
     WMPI_NEED_INIT("MPI_Alloc_mem");
     if (size < 0 || !baseptr)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Alloc_mem");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Alloc_mem");
     p = malloc(size ? (size_t)size : 1);
     if (!p)
-        return wmpi_fail(NULL, MPI_ERR_NO_MEM, "MPI_Alloc_mem");
+        return wbind_fail(NULL, MPI_ERR_NO_MEM, "MPI_Alloc_mem");
     *(void **)baseptr = p;
     return MPI_SUCCESS;
 }

@@ -7,7 +7,7 @@
  * MPICH; a class is also a valid code of itself). One table, indexed by
  * code - MPI_ERR_LASTCODE - 1, holds each one's class and string; the
  * last number handed out is MPI_LASTUSEDCODE's value (pushed to the
- * attribute, engine/attr.c, as it changes). Strings may be set
+ * attribute, engine/objects/attr.c, as it changes). Strings may be set
  * (and replaced) for user classes and codes only: changing a predefined
  * class's text is MPI_ERR_ARG, as Open MPI reports. A user code without a
  * string reads as "" (Open MPI too).
@@ -18,7 +18,7 @@
  *
  * Invariants: 0 <= n; entries[0..n) describe codes LASTCODE+1..LASTCODE+n;
  * an entry's class is a predefined class or an earlier user class.
- * Locking: a spin lock (engine/lock.h) around every table access; lookups
+ * Locking: a spin lock (engine/core/lock.h) around every table access; lookups
  * copy out under it, so the table may grow meanwhile.
  */
 #include <stdio.h>
@@ -27,8 +27,8 @@
 
 #include "binding/binding.h"
 #include "binding/errclass.h"
-#include "engine/comm.h"
-#include "engine/lock.h"
+#include "engine/objects/comm.h"
+#include "engine/core/lock.h"
 
 typedef struct user_code {
     int cls;                          /* itself for a user class */
@@ -51,7 +51,7 @@ static user_code *entry_locked(int code)
                                                            : NULL;
 }
 
-int wmpi_errclass_last(void)
+int wbind_errclass_last(void)
 {
     int n;
 
@@ -61,7 +61,7 @@ int wmpi_errclass_last(void)
     return MPI_ERR_LASTCODE + n;
 }
 
-int wmpi_errcode_class(int code)
+int wbind_errcode_class(int code)
 {
     user_code *e;
     int cls;
@@ -75,7 +75,7 @@ int wmpi_errcode_class(int code)
     return cls;
 }
 
-int wmpi_errcode_string(int code, char *buf, size_t len)
+int wbind_errcode_string(int code, char *buf, size_t len)
 {
     user_code *e;
 
@@ -121,10 +121,10 @@ int PMPI_Add_error_class(int *errorclass)
 
     WMPI_NEED_INIT("MPI_Add_error_class");
     if (!errorclass)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Add_error_class");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Add_error_class");
     code = add(-1);
     if (code < 0)
-        return wmpi_fail(NULL, MPI_ERR_NO_MEM, "MPI_Add_error_class");
+        return wbind_fail(NULL, MPI_ERR_NO_MEM, "MPI_Add_error_class");
     *errorclass = code;
     return MPI_SUCCESS;
 }
@@ -135,11 +135,11 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
     int code;
 
     WMPI_NEED_INIT("MPI_Add_error_code");
-    if (!errorcode || wmpi_errcode_class(errorclass) != errorclass)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Add_error_code");
+    if (!errorcode || wbind_errcode_class(errorclass) != errorclass)
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Add_error_code");
     code = add(errorclass);
     if (code < 0)
-        return wmpi_fail(NULL, MPI_ERR_NO_MEM, "MPI_Add_error_code");
+        return wbind_fail(NULL, MPI_ERR_NO_MEM, "MPI_Add_error_code");
     *errorcode = code;
     return MPI_SUCCESS;
 }
@@ -151,12 +151,12 @@ int PMPI_Add_error_string(int errorcode, const char *string)
 
     WMPI_NEED_INIT("MPI_Add_error_string");
     if (!string || strnlen(string, MPI_MAX_ERROR_STRING) >= MPI_MAX_ERROR_STRING)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Add_error_string");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Add_error_string");
     wmpi_lock_take(&tab.lock);
     e = entry_locked(errorcode);
     if (e)
         snprintf(e->str, sizeof e->str, "%s", string);
     wmpi_lock_release(&tab.lock);
-    return e ? MPI_SUCCESS : wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Add_error_string");
+    return e ? MPI_SUCCESS : wbind_fail(NULL, MPI_ERR_ARG, "MPI_Add_error_string");
 }
 WMPI_ALIAS(Add_error_string)

@@ -15,15 +15,15 @@
 
 /* The largest error code or class in use: MPI_LASTUSEDCODE's value
  * (MPI_ERR_LASTCODE until the program adds its own). */
-int wmpi_errclass_last(void);
+int wbind_errclass_last(void);
 
 /* The class of error code `code` (a predefined class is its own), or -1
  * if no such code exists. */
-int wmpi_errcode_class(int code);
+int wbind_errcode_class(int code);
 
 /* For a user code or class: copy its string (MPI_Add_error_string; ""
  * if none was set) into buf (len bytes with the NUL) and return 1.
  * Return 0 for any other code. */
-int wmpi_errcode_string(int code, char *buf, size_t len);
+int wbind_errcode_string(int code, char *buf, size_t len);
 
 #endif /* WMPI_ERRCLASS_H */

@@ -2,8 +2,8 @@
  * error classes and their strings.
  *
  * Design: engine errors are WEFT_E* codes (-errno where one exists);
- * wmpi_error_class() maps them to MPI classes in one table, and
- * wmpi_fail() hands the class to the communicator's handler (as Open MPI's
+ * wbind_error_class() maps them to MPI classes in one table, and
+ * wbind_fail() hands the class to the communicator's handler (as Open MPI's
  * OMPI_ERRHANDLER_RETURN): MPI_ERRORS_ARE_FATAL aborts the whole job
  * through the launcher (wmpi_abort -> wmpi_boot_abort) with
  * "<function>: <class name>: <text>", exit status = the class;
@@ -13,7 +13,7 @@
  * and classes the program adds (MPI_Add_error_*, binding/errclass.c)
  * follow MPI_ERR_LASTCODE and pass through handlers, MPI_Error_class and
  * MPI_Error_string like the others. An MPI code a user callback returned
- * (generalized requests) reaches wmpi_return encoded as an engine error
+ * (generalized requests) reaches wbind_return encoded as an engine error
  * (wmpi_err_from_mpi) and comes out unchanged.
  *
  * User handlers are reference counted (MPI: a freed handler lives on
@@ -25,7 +25,7 @@
  * Rejected: exit() in the fatal handler (it would leave the other ranks
  * waiting on us; the launcher must stop the whole job).
  * Invariants: every class in 0..MPI_ERR_LASTCODE has a name and a text;
- * wmpi_fail returns its class unless the handler aborted.
+ * wbind_fail returns its class unless the handler aborted.
  * Locking: a communicator's handler is one pointer, swapped atomically;
  * counts are atomic (setting a handler concurrently with an error on the
  * same communicator is a user race, as in every MPI).
@@ -152,7 +152,7 @@ static const char *const class_text[MPI_ERR_LASTCODE + 1] = {
 
 /* ----------------------------------------------------------- the path */
 
-int wmpi_error_class(int err)
+int wbind_error_class(int err)
 {
     if (wmpi_err_is_mpi(err)) /* a user callback's MPI code, as it was */
         return WMPI_EMPI_BASE - err;
@@ -179,7 +179,7 @@ static _Noreturn void die(int cls, const char *fn, const char *detail)
 {
     char msg[512], text[MPI_MAX_ERROR_STRING];
 
-    if (wmpi_errcode_string(cls, text, sizeof text)) { /* a user code */
+    if (wbind_errcode_string(cls, text, sizeof text)) { /* a user code */
         snprintf(msg, sizeof msg, "%s: user error code %d: %s", fn, cls, text);
         wmpi_abort(cls, msg);
     }
@@ -193,7 +193,7 @@ static int handle(MPI_Comm comm, int cls, const char *fn, const char *detail)
 {
     MPI_Errhandler h = handler_of(comm);
 
-    if (wmpi_errcode_class(cls) < 0) /* neither predefined nor user-added */
+    if (wbind_errcode_class(cls) < 0) /* neither predefined nor user-added */
         cls = MPI_ERR_UNKNOWN;
     if (h->kind == WMPI_ERRH_FATAL)
         die(cls, fn, detail);
@@ -205,27 +205,27 @@ static int handle(MPI_Comm comm, int cls, const char *fn, const char *detail)
     return cls;
 }
 
-int wmpi_fail(MPI_Comm comm, int cls, const char *fn)
+int wbind_fail(MPI_Comm comm, int cls, const char *fn)
 {
     return handle(comm, cls, fn, NULL);
 }
 
-/* wmpi_fail with a text for the fatal message (binding/unsupported.h). */
-int wmpi_fail_detail(MPI_Comm comm, int cls, const char *fn, const char *detail)
+/* wbind_fail with a text for the fatal message (binding/unsupported.h). */
+int wbind_fail_detail(MPI_Comm comm, int cls, const char *fn, const char *detail)
 {
     return handle(comm, cls, fn, detail);
 }
 
-int wmpi_return(MPI_Comm comm, int err, const char *fn)
+int wbind_return(MPI_Comm comm, int err, const char *fn)
 {
     if (err == 0)
         return MPI_SUCCESS;
-    return handle(comm, wmpi_error_class(err), fn,
+    return handle(comm, wbind_error_class(err), fn,
                   wmpi_err_is_mpi(err) ? NULL
                   : err == WEFT_ESTATE ? weft_strerror(err) : strerror(-err));
 }
 
-void wmpi_need_init(const char *fn)
+void wbind_need_init(const char *fn)
 {
     char msg[256];
 
@@ -262,13 +262,13 @@ static void drop_comm_handler(wmpi_comm *c)
 }
 
 /* (binding/comm.h) A new communicator inherits its parent's handler. */
-void wmpi_comm_inherit_errh(MPI_Comm nc, MPI_Comm parent)
+void wbind_comm_inherit_errh(MPI_Comm nc, MPI_Comm parent)
 {
     wmpi_comm_set_destroy_hook(drop_comm_handler);
     set_handler(nc, (MPI_Errhandler)parent->errh);
 }
 
-void wmpi_errhandlers_release(void)
+void wbind_errhandlers_release(void)
 {
     set_handler(MPI_COMM_WORLD, NULL);
     set_handler(MPI_COMM_SELF, NULL);
@@ -281,9 +281,9 @@ static int comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler,
 {
     WMPI_NEED_INIT(fn);
     if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, fn);
+        return wbind_fail(NULL, MPI_ERR_COMM, fn);
     if (!errhandler)
-        return wmpi_fail(comm, MPI_ERR_ARG, fn);
+        return wbind_fail(comm, MPI_ERR_ARG, fn);
     set_handler(comm, errhandler);
     return MPI_SUCCESS;
 }
@@ -305,9 +305,9 @@ static int comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler,
 {
     WMPI_NEED_INIT(fn);
     if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, fn);
+        return wbind_fail(NULL, MPI_ERR_COMM, fn);
     if (!errhandler)
-        return wmpi_fail(comm, MPI_ERR_ARG, fn);
+        return wbind_fail(comm, MPI_ERR_ARG, fn);
     *errhandler = hold(comm->errh ? comm->errh : MPI_ERRORS_ARE_FATAL);
     return MPI_SUCCESS;
 }
@@ -330,10 +330,10 @@ static int create_errhandler(MPI_Comm_errhandler_function *function,
     MPI_Errhandler h;
 
     if (!function || !errhandler)
-        return wmpi_fail(NULL, MPI_ERR_ARG, fn);
+        return wbind_fail(NULL, MPI_ERR_ARG, fn);
     h = malloc(sizeof *h);
     if (!h)
-        return wmpi_fail(NULL, MPI_ERR_NO_MEM, fn);
+        return wbind_fail(NULL, MPI_ERR_NO_MEM, fn);
     h->kind = WMPI_ERRH_USER;
     h->fn = function;
     h->refs = 1;
@@ -359,7 +359,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     WMPI_NEED_INIT("MPI_Comm_call_errhandler");
     if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_call_errhandler");
+        return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_call_errhandler");
     handle(comm, errorcode, "MPI_Comm_call_errhandler", NULL);
     return MPI_SUCCESS;
 }
@@ -368,7 +368,7 @@ WMPI_ALIAS(Comm_call_errhandler)
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     if (!errhandler || !*errhandler)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Errhandler_free");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Errhandler_free");
     release(*errhandler);
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
@@ -382,8 +382,8 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     int n;
 
     if (!string || !resultlen)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Error_string");
-    if (wmpi_errcode_string(errorcode, string, MPI_MAX_ERROR_STRING))
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Error_string");
+    if (wbind_errcode_string(errorcode, string, MPI_MAX_ERROR_STRING))
         n = (int)strlen(string); /* a user code: its MPI_Add_error_string */
     else if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
         n = snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", errorcode);
@@ -397,10 +397,10 @@ WMPI_ALIAS(Error_string)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
-    int cls = wmpi_errcode_class(errorcode); /* user codes too */
+    int cls = wbind_errcode_class(errorcode); /* user codes too */
 
     if (!errorclass || cls < 0)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Error_class");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Error_class");
     *errorclass = cls;
     return MPI_SUCCESS;
 }

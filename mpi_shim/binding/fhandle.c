@@ -17,14 +17,14 @@
  *
  * Invariants: slots[0] == NULL; index_of maps every slots[i] (i > 0) to
  * i; n_slots <= cap_slots; the hash is at most half full.
- * Locking: one spin lock (engine/lock.h) guards the table; critical
+ * Locking: one spin lock (engine/core/lock.h) guards the table; critical
  * sections are a hash probe or an append, and never block.
  */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "binding/binding.h"
-#include "engine/lock.h"
+#include "engine/core/lock.h"
 
 static wmpi_lock table_lock = WMPI_LOCK_INITIALIZER;
 static void **slots;         /* index -> handle */
@@ -172,7 +172,7 @@ int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
     uint64_t bytes;
 
     if (!c_status || !f_status)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Status_c2f");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Status_c2f");
     bytes = (uint64_t)c_status->wmpi_bytes;
     f_status[F_SOURCE] = c_status->MPI_SOURCE;
     f_status[F_TAG] = c_status->MPI_TAG;
@@ -187,7 +187,7 @@ WMPI_ALIAS(Status_c2f)
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
     if (!c_status || !f_status)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Status_f2c");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Status_f2c");
     c_status->MPI_SOURCE = f_status[F_SOURCE];
     c_status->MPI_TAG = f_status[F_TAG];
     c_status->MPI_ERROR = f_status[F_ERROR];

@@ -1,11 +1,11 @@
 /* Generalized requests: MPI_Grequest_start, MPI_Grequest_complete, and
  * the callbacks' part of completing one (binding/grequest.h).
  *
- * Design: the engine (engine/grequest.c) makes the request waitable like
+ * Design: the engine (engine/p2p/grequest.c) makes the request waitable like
  * any other and decides when free_fn runs for MPI_Request_free; the
  * callbacks that take an MPI_Status (query_fn) are called here, where the
  * MPI types are known. A completion call (Wait, Test, and their any/some/
- * all forms, through wmpi_complete) runs query_fn then free_fn on the
+ * all forms, through wbind_complete) runs query_fn then free_fn on the
  * status the user passed (or a scratch one for MPI_STATUS_IGNORE, as the
  * standard requires), pre-filled as an empty status. Errors the callbacks
  * return are MPI error codes; they travel through the engine convention
@@ -20,17 +20,17 @@
  */
 #include "binding/binding.h"
 #include "binding/grequest.h"
-#include "engine/grequest.h"
+#include "engine/p2p/grequest.h"
 
 static int query(wmpi_grequest *g, MPI_Status *status)
 {
     MPI_Grequest_query_function *fn = (MPI_Grequest_query_function *)g->query;
 
-    wmpi_status_empty(status, 0);
+    wbind_status_empty(status, 0);
     return fn ? fn(g->extra, status) : MPI_SUCCESS;
 }
 
-int wmpi_grequest_query(MPI_Request req, MPI_Status *status)
+int wbind_grequest_query(MPI_Request req, MPI_Status *status)
 {
     MPI_Status scratch;
 
@@ -39,7 +39,7 @@ int wmpi_grequest_query(MPI_Request req, MPI_Status *status)
     return wmpi_err_from_mpi(query(wmpi_grequest_of(req), status));
 }
 
-int wmpi_grequest_finish(MPI_Request *req, MPI_Status *status, int with_error)
+int wbind_grequest_finish(MPI_Request *req, MPI_Status *status, int with_error)
 {
     MPI_Status scratch;
     int qcode, fcode;
@@ -63,8 +63,8 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
 {
     WMPI_NEED_INIT("MPI_Grequest_start");
     if (!request)
-        return wmpi_fail(NULL, MPI_ERR_REQUEST, "MPI_Grequest_start");
-    return wmpi_return(NULL, wmpi_grequest_start((wmpi_any_fn)query_fn, free_fn,
+        return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Grequest_start");
+    return wbind_return(NULL, wmpi_grequest_start((wmpi_any_fn)query_fn, free_fn,
                                                  cancel_fn, extra_state, request),
                        "MPI_Grequest_start");
 }
@@ -76,10 +76,10 @@ int PMPI_Grequest_complete(MPI_Request request)
 
     WMPI_NEED_INIT("MPI_Grequest_complete");
     if (request == MPI_REQUEST_NULL || request->kind != WMPI_REQ_GREQ)
-        return wmpi_fail(NULL, MPI_ERR_REQUEST, "MPI_Grequest_complete");
+        return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Grequest_complete");
     err = wmpi_grequest_complete(request);
     if (err == WEFT_EINVAL) /* completed twice */
-        return wmpi_fail(NULL, MPI_ERR_REQUEST, "MPI_Grequest_complete");
-    return wmpi_return(NULL, err, "MPI_Grequest_complete");
+        return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Grequest_complete");
+    return wbind_return(NULL, err, "MPI_Grequest_complete");
 }
 WMPI_ALIAS(Grequest_complete)

@@ -13,10 +13,10 @@
  * Returns the callbacks' MPI code (free_fn's if nonzero, else query_fn's)
  * as wmpi_err_from_mpi(): 0 if both succeeded. Blocks: only if the
  * callbacks do. */
-int wmpi_grequest_finish(MPI_Request *req, MPI_Status *status, int with_error);
+int wbind_grequest_finish(MPI_Request *req, MPI_Status *status, int with_error);
 
 /* MPI_Request_get_status of a done generalized request: query_fn fills
- * *status; the request stays. Returns its code like wmpi_grequest_finish. */
-int wmpi_grequest_query(MPI_Request req, MPI_Status *status);
+ * *status; the request stays. Returns its code like wbind_grequest_finish. */
+int wbind_grequest_query(MPI_Request req, MPI_Status *status);
 
 #endif /* WMPI_BINDING_GREQUEST_H */

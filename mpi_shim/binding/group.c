@@ -2,10 +2,10 @@
  * _incl, _excl, _range_incl, _range_excl, _union, _intersection,
  * _difference and _free.
  *
- * Design: group handles point at the engine's wmpi_group (engine/comm.h);
- * the bindings check handles and pointers, the engine checks ranks.
- * Classes follow Open MPI: a null group is MPI_ERR_GROUP, a bad rank or
- * range MPI_ERR_RANK, a bad count or null pointer MPI_ERR_ARG. Group
+ * Design: group handles point at the engine's wmpi_group
+ * (engine/objects/comm.h); the bindings check handles and pointers, the engine
+ * checks ranks. Classes follow Open MPI: a null group is MPI_ERR_GROUP, a bad
+ * rank or range MPI_ERR_RANK, a bad count or null pointer MPI_ERR_ARG. Group
  * errors belong to no communicator: MPI_COMM_WORLD's handler reports them.
  * Freeing MPI_GROUP_EMPTY (which empty results are) only nulls the handle.
  *
@@ -18,7 +18,7 @@ extern struct wmpi_group wmpi_pub_group_empty;
 
 static int group_fail(int cls, const char *fn)
 {
-    return wmpi_fail(NULL, cls, fn);
+    return wbind_fail(NULL, cls, fn);
 }
 
 /* Engine result of a constructor: WEFT_EINVAL means a bad rank. g is
@@ -29,7 +29,7 @@ static int group_made(int err, wmpi_group *const *g, MPI_Group *out,
     if (err == WEFT_EINVAL)
         return group_fail(MPI_ERR_RANK, fn);
     if (err)
-        return wmpi_return(NULL, err, fn);
+        return wbind_return(NULL, err, fn);
     *out = *g;
     return MPI_SUCCESS;
 }

@@ -2,7 +2,7 @@
  * _get_nthkey, _delete, _dup, _free; MPI_INFO_ENV; the hints of
  * communicators (MPI_Comm_set_info, MPI_Comm_get_info).
  *
- * Design: parameter checks here, storage in the engine (engine/info.c).
+ * Design: parameter checks here, storage in the engine (engine/objects/info.c).
  * Keys are at most MPI_MAX_INFO_KEY - 1 characters and not empty, values
  * at most MPI_MAX_INFO_VAL - 1 (the C strings with their NUL fit the
  * MPI_MAX_* buffers), else MPI_ERR_INFO_KEY / MPI_ERR_INFO_VALUE, as Open
@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "binding/binding.h"
-#include "engine/info.h"
+#include "engine/objects/info.h"
 
 static MPI_Info env_ready(MPI_Info info)
 {
@@ -55,8 +55,8 @@ int PMPI_Info_create(MPI_Info *info)
 {
     WMPI_NEED_INIT("MPI_Info_create");
     if (!info)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Info_create");
-    return wmpi_return(NULL, wmpi_info_create(info), "MPI_Info_create");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Info_create");
+    return wbind_return(NULL, wmpi_info_create(info), "MPI_Info_create");
 }
 WMPI_ALIAS(Info_create)
 
@@ -71,8 +71,8 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
     if (!cls && (!*value || strnlen(value, MPI_MAX_INFO_VAL) >= MPI_MAX_INFO_VAL))
         cls = MPI_ERR_INFO_VALUE;
     if (cls)
-        return wmpi_fail(NULL, cls, "MPI_Info_set");
-    return wmpi_return(NULL, wmpi_info_set(env_ready(info), key, value), "MPI_Info_set");
+        return wbind_fail(NULL, cls, "MPI_Info_set");
+    return wbind_return(NULL, wmpi_info_set(env_ready(info), key, value), "MPI_Info_set");
 }
 WMPI_ALIAS(Info_set)
 
@@ -84,7 +84,7 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
     cls = check_info_key(info, key);
     if (!cls && wmpi_info_delete(env_ready(info), key) < 0)
         cls = MPI_ERR_INFO_NOKEY;
-    return cls ? wmpi_fail(NULL, cls, "MPI_Info_delete") : MPI_SUCCESS;
+    return cls ? wbind_fail(NULL, cls, "MPI_Info_delete") : MPI_SUCCESS;
 }
 WMPI_ALIAS(Info_delete)
 
@@ -98,7 +98,7 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
     if (!cls && (valuelen < 0 || !value || !flag))
         cls = MPI_ERR_ARG;
     if (cls)
-        return wmpi_fail(NULL, cls, "MPI_Info_get");
+        return wbind_fail(NULL, cls, "MPI_Info_get");
     wmpi_info_get(env_ready(info), key, valuelen, value, flag);
     return MPI_SUCCESS;
 }
@@ -114,7 +114,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
     if (!cls && (!valuelen || !flag))
         cls = MPI_ERR_ARG;
     if (cls)
-        return wmpi_fail(NULL, cls, "MPI_Info_get_valuelen");
+        return wbind_fail(NULL, cls, "MPI_Info_get_valuelen");
     wmpi_info_get_valuelen(env_ready(info), key, valuelen, flag);
     return MPI_SUCCESS;
 }
@@ -124,9 +124,9 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     WMPI_NEED_INIT("MPI_Info_get_nkeys");
     if (info == MPI_INFO_NULL)
-        return wmpi_fail(NULL, MPI_ERR_INFO, "MPI_Info_get_nkeys");
+        return wbind_fail(NULL, MPI_ERR_INFO, "MPI_Info_get_nkeys");
     if (!nkeys)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Info_get_nkeys");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Info_get_nkeys");
     *nkeys = wmpi_info_nkeys(env_ready(info));
     return MPI_SUCCESS;
 }
@@ -136,9 +136,9 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     WMPI_NEED_INIT("MPI_Info_get_nthkey");
     if (info == MPI_INFO_NULL)
-        return wmpi_fail(NULL, MPI_ERR_INFO, "MPI_Info_get_nthkey");
+        return wbind_fail(NULL, MPI_ERR_INFO, "MPI_Info_get_nthkey");
     if (!key || wmpi_info_nthkey(env_ready(info), n, key, MPI_MAX_INFO_KEY) < 0)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Info_get_nthkey");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Info_get_nthkey");
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Info_get_nthkey)
@@ -147,10 +147,10 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     WMPI_NEED_INIT("MPI_Info_dup");
     if (info == MPI_INFO_NULL)
-        return wmpi_fail(NULL, MPI_ERR_INFO, "MPI_Info_dup");
+        return wbind_fail(NULL, MPI_ERR_INFO, "MPI_Info_dup");
     if (!newinfo)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Info_dup");
-    return wmpi_return(NULL, wmpi_info_dup(env_ready(info), newinfo), "MPI_Info_dup");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Info_dup");
+    return wbind_return(NULL, wmpi_info_dup(env_ready(info), newinfo), "MPI_Info_dup");
 }
 WMPI_ALIAS(Info_dup)
 
@@ -158,9 +158,9 @@ int PMPI_Info_free(MPI_Info *info)
 {
     WMPI_NEED_INIT("MPI_Info_free");
     if (!info)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Info_free");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Info_free");
     if (*info == MPI_INFO_NULL || *info == MPI_INFO_ENV)
-        return wmpi_fail(NULL, MPI_ERR_INFO, "MPI_Info_free");
+        return wbind_fail(NULL, MPI_ERR_INFO, "MPI_Info_free");
     wmpi_info_release(*info);
     *info = MPI_INFO_NULL;
     return MPI_SUCCESS;
@@ -184,12 +184,12 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 
     WMPI_NEED_INIT("MPI_Comm_set_info");
     if (comm == MPI_COMM_NULL)
-        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_set_info");
+        return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_set_info");
     if (info == MPI_INFO_NULL)
-        return wmpi_fail(comm, MPI_ERR_INFO, "MPI_Comm_set_info");
+        return wbind_fail(comm, MPI_ERR_INFO, "MPI_Comm_set_info");
     err = wmpi_info_dup(env_ready(info), &copy);
     if (err)
-        return wmpi_return(comm, err, "MPI_Comm_set_info");
+        return wbind_return(comm, err, "MPI_Comm_set_info");
     wmpi_lock_take(&comm_info_lock);
     old = comm->info;
     comm->info = copy;
@@ -205,12 +205,12 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 
     WMPI_NEED_INIT("MPI_Comm_get_info");
     if (comm == MPI_COMM_NULL)
-        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Comm_get_info");
+        return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_get_info");
     if (!info_used)
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Comm_get_info");
+        return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_get_info");
     wmpi_lock_take(&comm_info_lock);
     err = comm->info ? wmpi_info_dup(comm->info, info_used) : wmpi_info_create(info_used);
     wmpi_lock_release(&comm_info_lock);
-    return wmpi_return(comm, err, "MPI_Comm_get_info");
+    return wbind_return(comm, err, "MPI_Comm_get_info");
 }
 WMPI_ALIAS(Comm_get_info)

@@ -1,7 +1,7 @@
 /* MPI_Init, MPI_Init_thread, MPI_Finalize and the queries about them;
  * MPI_Abort.
  *
- * Design: the engine does the work (engine/init.c); these check the call
+ * Design: the engine does the work (engine/core/init.c); these check the call
  * order (MPI allows one MPI_Init and one MPI_Finalize per process) and
  * the thread level. Every level up to MPI_THREAD_MULTIPLE is provided as
  * requested: the engine is always thread-safe, and a level above MULTIPLE
@@ -18,7 +18,7 @@
 
 #include "binding/binding.h"
 #include "binding/errclass.h"
-#include "engine/comm.h"
+#include "engine/objects/comm.h"
 
 static int init(int required, int *provided, const char *fn)
 {
@@ -28,13 +28,13 @@ static int init(int required, int *provided, const char *fn)
     int err;
 
     if (wmpi_state.initialized || wmpi_state.finalized)
-        return wmpi_fail(NULL, MPI_ERR_OTHER, fn);
+        return wbind_fail(NULL, MPI_ERR_OTHER, fn);
     err = wmpi_init(level, &got);
     if (err < 0)
-        return wmpi_return(NULL, err, fn);
+        return wbind_return(NULL, err, fn);
     if (provided)
         *provided = got;
-    wmpi_attr_set_lastusedcode(wmpi_errclass_last()); /* MPI_LASTUSEDCODE */
+    wmpi_attr_set_lastusedcode(wbind_errclass_last()); /* MPI_LASTUSEDCODE */
     return MPI_SUCCESS;
 }
 
@@ -51,7 +51,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     (void)argc;
     (void)argv;
     if (!provided)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Init_thread");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Init_thread");
     return init(required, provided, "MPI_Init_thread");
 }
 WMPI_ALIAS(Init_thread)
@@ -66,8 +66,8 @@ int PMPI_Finalize(void)
     wmpi_attr_delete_all(MPI_COMM_SELF);
     err = wmpi_finalize();
     if (err)
-        return wmpi_return(NULL, err, "MPI_Finalize");
-    wmpi_errhandlers_release();
+        return wbind_return(NULL, err, "MPI_Finalize");
+    wbind_errhandlers_release();
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Finalize)
@@ -75,7 +75,7 @@ WMPI_ALIAS(Finalize)
 int PMPI_Initialized(int *flag)
 {
     if (!flag)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Initialized");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Initialized");
     *flag = wmpi_state.initialized;
     return MPI_SUCCESS;
 }
@@ -84,7 +84,7 @@ WMPI_ALIAS(Initialized)
 int PMPI_Finalized(int *flag)
 {
     if (!flag)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Finalized");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Finalized");
     *flag = wmpi_state.finalized;
     return MPI_SUCCESS;
 }
@@ -94,7 +94,7 @@ int PMPI_Query_thread(int *provided)
 {
     WMPI_NEED_INIT("MPI_Query_thread");
     if (!provided)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Query_thread");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Query_thread");
     *provided = wmpi_state.thread_level;
     return MPI_SUCCESS;
 }
@@ -104,7 +104,7 @@ int PMPI_Is_thread_main(int *flag)
 {
     WMPI_NEED_INIT("MPI_Is_thread_main");
     if (!flag)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Is_thread_main");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Is_thread_main");
     *flag = weft_thread_self() == wmpi_state.main_thread;
     return MPI_SUCCESS;
 }

@@ -2,14 +2,13 @@
  * MPI_Intercomm_merge (MPI_Comm_dup, _free, _test_inter, _remote_size and
  * _remote_group of intercommunicators are in comm.c).
  *
- * Design: argument checks, then engine/intercomm.c. The peer communicator
- * and remote leader are significant only at the local leader (MPI-3.1
- * 6.6.2), so only the leader checks them. Classes: a null or
- * intercommunicator local_comm, or a bad peer at the leader, is
- * MPI_ERR_COMM; a leader out of range MPI_ERR_RANK; a bad tag
- * MPI_ERR_TAG; overlapping groups MPI_ERR_ARG. Merging an
- * intracommunicator is MPI_ERR_COMM.
- * Locking: none here.
+ * Design: argument checks, then engine/create/intercomm.c. The peer
+ * communicator and remote leader are significant only at the local leader
+ * (MPI-3.1 6.6.2), so only the leader checks them. Classes: a null or
+ * intercommunicator local_comm, or a bad peer at the leader, is MPI_ERR_COMM;
+ * a leader out of range MPI_ERR_RANK; a bad tag MPI_ERR_TAG; overlapping
+ * groups MPI_ERR_ARG. Merging an intracommunicator is MPI_ERR_COMM. Locking:
+ * none here.
  */
 #include "binding/comm.h"
 
@@ -45,13 +44,13 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
 
     WMPI_NEED_INIT("MPI_Intercomm_create");
     if (cls)
-        return wmpi_fail(local_comm, cls, "MPI_Intercomm_create");
+        return wbind_fail(local_comm, cls, "MPI_Intercomm_create");
     err = wmpi_intercomm_create(local_comm, local_leader,
                                 local_comm->rank == local_leader ? peer_comm : NULL,
                                 remote_leader, tag, &nc);
     if (err)
-        return wmpi_return(local_comm, err, "MPI_Intercomm_create");
-    wmpi_comm_out(local_comm, nc, newintercomm);
+        return wbind_return(local_comm, err, "MPI_Intercomm_create");
+    wbind_comm_out(local_comm, nc, newintercomm);
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Intercomm_create)
@@ -63,13 +62,13 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 
     WMPI_NEED_INIT("MPI_Intercomm_merge");
     if (!intercomm || !intercomm->remote)
-        return wmpi_fail(intercomm, MPI_ERR_COMM, "MPI_Intercomm_merge");
+        return wbind_fail(intercomm, MPI_ERR_COMM, "MPI_Intercomm_merge");
     if (!newintracomm)
-        return wmpi_fail(intercomm, MPI_ERR_ARG, "MPI_Intercomm_merge");
+        return wbind_fail(intercomm, MPI_ERR_ARG, "MPI_Intercomm_merge");
     err = wmpi_intercomm_merge(intercomm, high, &nc);
     if (err)
-        return wmpi_return(intercomm, err, "MPI_Intercomm_merge");
-    wmpi_comm_out(intercomm, nc, newintracomm);
+        return wbind_return(intercomm, err, "MPI_Intercomm_merge");
+    wbind_comm_out(intercomm, nc, newintracomm);
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Intercomm_merge)

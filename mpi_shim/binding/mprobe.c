@@ -1,7 +1,7 @@
 /* Matched probe and receive: MPI_Mprobe, MPI_Improbe, MPI_Mrecv,
  * MPI_Imrecv.
  *
- * Design: the engine (engine/mprobe.c) takes the probed message out of
+ * Design: the engine (engine/p2p/mprobe.c) takes the probed message out of
  * the unexpected queue, so the receive that follows gets exactly it even
  * when other threads receive on the same communicator. A probe of
  * MPI_PROC_NULL returns MPI_MESSAGE_NO_PROC (a sentinel, never
@@ -20,11 +20,11 @@
  * Locking: none here (the engine locks).
  */
 #include "binding/binding.h"
-#include "engine/mprobe.h"
+#include "engine/p2p/mprobe.h"
 
 static int probe_check(int source, int tag, MPI_Comm comm, MPI_Message *message)
 {
-    int cls = wmpi_check_p2p(NULL, 0, MPI_BYTE, source, tag, comm, 1);
+    int cls = wbind_check_p2p(NULL, 0, MPI_BYTE, source, tag, comm, 1);
 
     return cls ? cls : !message ? MPI_ERR_ARG : 0;
 }
@@ -33,7 +33,7 @@ static void no_proc_status(MPI_Status *status)
 {
     wmpi_status st = { .source = MPI_PROC_NULL, .tag = MPI_ANY_TAG };
 
-    wmpi_status_out(status, &st, 0);
+    wbind_status_out(status, &st, 0);
 }
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
@@ -45,7 +45,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
     WMPI_NEED_INIT("MPI_Mprobe");
     cls = probe_check(source, tag, comm, message);
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Mprobe");
+        return wbind_fail(comm, cls, "MPI_Mprobe");
     if (source == MPI_PROC_NULL) {
         *message = MPI_MESSAGE_NO_PROC;
         no_proc_status(status);
@@ -53,8 +53,8 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
     }
     err = wmpi_mprobe(source, tag, comm, message, &st);
     if (!err)
-        wmpi_status_out(status, &st, 0);
-    return wmpi_return(comm, err, "MPI_Mprobe");
+        wbind_status_out(status, &st, 0);
+    return wbind_return(comm, err, "MPI_Mprobe");
 }
 WMPI_ALIAS(Mprobe)
 
@@ -69,7 +69,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
     if (!cls && !flag)
         cls = MPI_ERR_ARG;
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Improbe");
+        return wbind_fail(comm, cls, "MPI_Improbe");
     if (source == MPI_PROC_NULL) {
         *flag = 1;
         *message = MPI_MESSAGE_NO_PROC;
@@ -79,10 +79,10 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
     err = wmpi_improbe(source, tag, comm, message, &st);
     *flag = !err && *message != MPI_MESSAGE_NULL;
     if (*flag)
-        wmpi_status_out(status, &st, 0);
+        wbind_status_out(status, &st, 0);
     else if (!err)
         wmpi_progress_yield(); /* a polling loop must not starve the sender */
-    return wmpi_return(comm, err, "MPI_Improbe");
+    return wbind_return(comm, err, "MPI_Improbe");
 }
 WMPI_ALIAS(Improbe)
 
@@ -100,7 +100,7 @@ static int recv_check(void *buf, int count, MPI_Datatype dt, const MPI_Message *
 {
     if (!message || *message == MPI_MESSAGE_NULL)
         return MPI_ERR_REQUEST;
-    return wmpi_check_p2p(buf, count, dt, MPI_ANY_SOURCE, MPI_ANY_TAG,
+    return wbind_check_p2p(buf, count, dt, MPI_ANY_SOURCE, MPI_ANY_TAG,
                           message_comm(message), 1);
 }
 
@@ -129,11 +129,11 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     WMPI_NEED_INIT("MPI_Mrecv");
     cls = recv_check(buf, count, datatype, message);
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Mrecv");
+        return wbind_fail(comm, cls, "MPI_Mrecv");
     err = start(buf, count, datatype, message, &r);
     if (!err)
-        err = wmpi_wait_one(&r, status);
-    return wmpi_return(comm, err, "MPI_Mrecv");
+        err = wbind_wait_one(&r, status);
+    return wbind_return(comm, err, "MPI_Mrecv");
 }
 WMPI_ALIAS(Mrecv)
 
@@ -148,7 +148,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
     if (!cls && !request)
         cls = MPI_ERR_REQUEST;
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Imrecv");
-    return wmpi_return(comm, start(buf, count, datatype, message, request), "MPI_Imrecv");
+        return wbind_fail(comm, cls, "MPI_Imrecv");
+    return wbind_return(comm, start(buf, count, datatype, message, request), "MPI_Imrecv");
 }
 WMPI_ALIAS(Imrecv)

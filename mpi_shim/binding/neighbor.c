@@ -2,7 +2,7 @@
  * _alltoall, _alltoallv, _alltoallw (blocking forms).
  *
  * Design: check the arguments, fill a wmpi_coll_args counted per
- * neighbour and run engine/neighbor.c. Classes: a null communicator or an
+ * neighbour and run engine/coll/neighbor.c. Classes: a null communicator or an
  * intercommunicator MPI_ERR_COMM, one without a topology MPI_ERR_TOPOLOGY,
  * then the collectives' buffer classes (binding/coll_check.h:
  * MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_BUFFER, MPI_ERR_ARG for a missing
@@ -13,13 +13,13 @@
  * MPI_Neighbor_alltoallw has its own engine entry: its displacements are
  * MPI_Aint, which wmpi_coll_args (ints) cannot hold.
  * Not yet (generated stubs): the nonblocking forms MPI_Ineighbor_* (they
- * need the collectives' thread-per-request runner, engine/coll_run.c,
+ * need the collectives' thread-per-request runner, engine/coll/coll_run.c,
  * which takes only its own schedules).
  * Invariants: none. Locking: none (the engine's).
  */
 #include "binding/coll_check.h"
-#include "engine/comm.h"
-#include "engine/neighbor.h"
+#include "engine/objects/comm.h"
+#include "engine/coll/neighbor.h"
 
 /* 0 or the class for comm; *nin, *nout its neighbour counts. */
 static int check_comm(MPI_Comm comm, int *nin, int *nout)
@@ -37,14 +37,14 @@ static int check_bufv(const void *buf, const int counts[], const int displs[],
 {
     if (buf == MPI_IN_PLACE)
         return MPI_ERR_BUFFER;
-    return n ? wmpi_check_coll_bufv(buf, counts, displs, n, dt) : 0;
+    return n ? wbind_check_coll_bufv(buf, counts, displs, n, dt) : 0;
 }
 
 static int check_buf(const void *buf, int count, MPI_Datatype dt)
 {
     if (buf == MPI_IN_PLACE)
         return MPI_ERR_BUFFER;
-    return wmpi_check_coll_buf(buf, count, dt);
+    return wbind_check_coll_buf(buf, count, dt);
 }
 
 static int check_bufw(const void *buf, const int counts[],
@@ -58,7 +58,7 @@ static int check_bufw(const void *buf, const int counts[],
     if (n && (!counts || !displs || !types))
         return MPI_ERR_ARG;
     for (int i = 0; !cls && i < n; i++)
-        cls = wmpi_check_coll_buf(buf, counts[i], types[i]);
+        cls = wbind_check_coll_buf(buf, counts[i], types[i]);
     return cls;
 }
 
@@ -69,9 +69,9 @@ static int run(MPI_Comm comm, int cls, int kind, const wmpi_coll_args *a,
     int err;
 
     if (cls)
-        return wmpi_fail(comm, cls, fn);
+        return wbind_fail(comm, cls, fn);
     err = wmpi_neighbor_coll(kind, a, comm);
-    return err ? wmpi_return(comm, err, fn) : MPI_SUCCESS;
+    return err ? wbind_return(comm, err, fn) : MPI_SUCCESS;
 }
 
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount,
@@ -171,8 +171,8 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
     if (!cls)
         cls = check_bufw(recvbuf, recvcounts, rdispls, recvtypes, nin);
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Neighbor_alltoallw");
+        return wbind_fail(comm, cls, "MPI_Neighbor_alltoallw");
     err = wmpi_neighbor_alltoallw(&w, comm);
-    return err ? wmpi_return(comm, err, "MPI_Neighbor_alltoallw") : MPI_SUCCESS;
+    return err ? wbind_return(comm, err, "MPI_Neighbor_alltoallw") : MPI_SUCCESS;
 }
 WMPI_ALIAS(Neighbor_alltoallw)

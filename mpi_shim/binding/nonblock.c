@@ -3,12 +3,12 @@
  *
  * Design: check the arguments, start the operation in the engine, hand
  * back its request. The send modes differ only in the engine's protocol
- * choice (engine/send.c): synchronous sends always rendezvous, buffered
+ * choice (engine/p2p/send.c): synchronous sends always rendezvous, buffered
  * sends copy into the attached buffer and return a request that is
  * already complete, ready sends are standard sends.
  *
  * Rejected: separate engine entry points per mode (one entry with a mode
- * keeps the protocol choice in one place, engine/send.c).
+ * keeps the protocol choice in one place, engine/p2p/send.c).
  * Invariants: on success *request is a live request; on error it is
  * MPI_REQUEST_NULL.
  * Locking: none here (the engine locks).
@@ -22,10 +22,10 @@ static int isend(const void *buf, int count, MPI_Datatype dt, int dest,
     int cls;
 
     WMPI_NEED_INIT(fn);
-    cls = wmpi_check_p2p_req(buf, count, dt, dest, tag, comm, 0, req);
+    cls = wbind_check_p2p_req(buf, count, dt, dest, tag, comm, 0, req);
     if (cls)
-        return wmpi_fail(comm, cls, fn);
-    return wmpi_return(comm, wmpi_isend(buf, count, dt, dest, tag, comm, mode, req), fn);
+        return wbind_fail(comm, cls, fn);
+    return wbind_return(comm, wmpi_isend(buf, count, dt, dest, tag, comm, mode, req), fn);
 }
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest,
@@ -66,10 +66,10 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
     int cls;
 
     WMPI_NEED_INIT("MPI_Irecv");
-    cls = wmpi_check_p2p_req(buf, count, datatype, source, tag, comm, 1, request);
+    cls = wbind_check_p2p_req(buf, count, datatype, source, tag, comm, 1, request);
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Irecv");
-    return wmpi_return(comm, wmpi_irecv(buf, count, datatype, source, tag, comm,
+        return wbind_fail(comm, cls, "MPI_Irecv");
+    return wbind_return(comm, wmpi_irecv(buf, count, datatype, source, tag, comm,
                                         request), "MPI_Irecv");
 }
 WMPI_ALIAS(Irecv)

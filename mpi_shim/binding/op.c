@@ -15,15 +15,15 @@
  * Locking: none here.
  */
 #include "binding/binding.h"
-#include "engine/datatype.h"
-#include "engine/op.h"
+#include "engine/objects/datatype.h"
+#include "engine/objects/op.h"
 
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
     WMPI_NEED_INIT("MPI_Op_create");
     if (!user_fn || !op)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Op_create");
-    return wmpi_return(NULL, wmpi_op_create(user_fn, commute, op),
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Op_create");
+    return wbind_return(NULL, wmpi_op_create(user_fn, commute, op),
                        "MPI_Op_create");
 }
 WMPI_ALIAS(Op_create)
@@ -32,7 +32,7 @@ int PMPI_Op_free(MPI_Op *op)
 {
     WMPI_NEED_INIT("MPI_Op_free");
     if (!op || !*op || wmpi_op_is_predefined(*op))
-        return wmpi_fail(NULL, MPI_ERR_OP, "MPI_Op_free");
+        return wbind_fail(NULL, MPI_ERR_OP, "MPI_Op_free");
     wmpi_op_free(*op);
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
@@ -43,9 +43,9 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
     WMPI_NEED_INIT("MPI_Op_commutative");
     if (!op)
-        return wmpi_fail(NULL, MPI_ERR_OP, "MPI_Op_commutative");
+        return wbind_fail(NULL, MPI_ERR_OP, "MPI_Op_commutative");
     if (!commute)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Op_commutative");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Op_commutative");
     *commute = wmpi_op_commutative(op);
     return MPI_SUCCESS;
 }
@@ -79,8 +79,8 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
     WMPI_NEED_INIT("MPI_Reduce_local");
     cls = check_reduce_local(inbuf, inoutbuf, count, datatype, op);
     if (cls)
-        return wmpi_fail(NULL, cls, "MPI_Reduce_local");
-    return wmpi_return(NULL, wmpi_op_apply(op, inbuf, inoutbuf, count, datatype),
+        return wbind_fail(NULL, cls, "MPI_Reduce_local");
+    return wbind_return(NULL, wmpi_op_apply(op, inbuf, inoutbuf, count, datatype),
                        "MPI_Reduce_local");
 }
 WMPI_ALIAS(Reduce_local)

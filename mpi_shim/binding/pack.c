@@ -16,7 +16,7 @@
 #include <limits.h>
 
 #include "binding/binding.h"
-#include "engine/datatype.h"
+#include "engine/objects/datatype.h"
 
 /* 0 or the class for moving `count` elements of dt between the typed
  * buffer and `size` packed bytes at *position (both directions); *bytes
@@ -53,7 +53,7 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
     cls = check(incount, datatype, inbuf, outbuf, outsize, position, comm,
                 &bytes);
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Pack");
+        return wbind_fail(comm, cls, "MPI_Pack");
     wmpi_datatype_pack(datatype, incount, inbuf, (char *)outbuf + *position);
     *position += (int)bytes;
     return MPI_SUCCESS;
@@ -70,7 +70,7 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
     cls = check(outcount, datatype, outbuf, inbuf, insize, position, comm,
                 &bytes);
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Unpack");
+        return wbind_fail(comm, cls, "MPI_Unpack");
     wmpi_datatype_unpack(datatype, outcount, (const char *)inbuf + *position,
                          outbuf);
     *position += (int)bytes;
@@ -84,16 +84,16 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 
     WMPI_NEED_INIT("MPI_Pack_size");
     if (!comm)
-        return wmpi_fail(comm, MPI_ERR_COMM, "MPI_Pack_size");
+        return wbind_fail(comm, MPI_ERR_COMM, "MPI_Pack_size");
     if (incount < 0)
-        return wmpi_fail(comm, MPI_ERR_COUNT, "MPI_Pack_size");
+        return wbind_fail(comm, MPI_ERR_COUNT, "MPI_Pack_size");
     if (!datatype)
-        return wmpi_fail(comm, MPI_ERR_TYPE, "MPI_Pack_size");
+        return wbind_fail(comm, MPI_ERR_TYPE, "MPI_Pack_size");
     if (!size)
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Pack_size");
+        return wbind_fail(comm, MPI_ERR_ARG, "MPI_Pack_size");
     bytes = wmpi_datatype_bytes(datatype, incount);
     if (bytes < 0 || bytes > INT_MAX)
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Pack_size");
+        return wbind_fail(comm, MPI_ERR_ARG, "MPI_Pack_size");
     *size = (int)bytes;
     return MPI_SUCCESS;
 }

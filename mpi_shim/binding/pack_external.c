@@ -2,7 +2,7 @@
  * portable "external32" representation, MPI-3.1 13.5.2) and
  * MPI_Type_match_size (MPI-3.1 17.1.9).
  *
- * Design: the conversion is the engine's (engine/external32.c); these
+ * Design: the conversion is the engine's (engine/objects/external32.c); these
  * check arguments the way MPI_Pack / MPI_Unpack do (binding/pack.c): no
  * room in either buffer is MPI_ERR_TRUNCATE with the position unchanged.
  * MPI_Pack_external_size is exact (the standard asks for an upper bound).
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "binding/binding.h"
-#include "engine/datatype.h"
+#include "engine/objects/datatype.h"
 
 /* 0 or the class for moving `count` elements of dt between the typed
  * buffer and `size` external32 bytes at *position (both directions);
@@ -60,11 +60,11 @@ int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
     cls = check(datarep, incount, datatype, inbuf, outbuf, outsize, position,
                 &bytes);
     if (cls)
-        return wmpi_fail(NULL, cls, "MPI_Pack_external");
+        return wbind_fail(NULL, cls, "MPI_Pack_external");
     done = wmpi_external32_pack(datatype, incount, inbuf,
                                 (char *)outbuf + *position);
     if (done < 0)
-        return wmpi_return(NULL, (int)done, "MPI_Pack_external");
+        return wbind_return(NULL, (int)done, "MPI_Pack_external");
     *position += (MPI_Aint)done;
     return MPI_SUCCESS;
 }
@@ -81,11 +81,11 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf,
     cls = check(datarep, outcount, datatype, outbuf, inbuf, insize, position,
                 &bytes);
     if (cls)
-        return wmpi_fail(NULL, cls, "MPI_Unpack_external");
+        return wbind_fail(NULL, cls, "MPI_Unpack_external");
     done = wmpi_external32_unpack(datatype, outcount,
                                   (const char *)inbuf + *position, outbuf);
     if (done < 0)
-        return wmpi_return(NULL, (int)done, "MPI_Unpack_external");
+        return wbind_return(NULL, (int)done, "MPI_Unpack_external");
     *position += (MPI_Aint)done;
     return MPI_SUCCESS;
 }
@@ -98,14 +98,14 @@ int PMPI_Pack_external_size(const char datarep[], int incount,
 
     WMPI_NEED_INIT("MPI_Pack_external_size");
     if (!datarep || strcmp(datarep, "external32") != 0 || !size)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Pack_external_size");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Pack_external_size");
     if (incount < 0)
-        return wmpi_fail(NULL, MPI_ERR_COUNT, "MPI_Pack_external_size");
+        return wbind_fail(NULL, MPI_ERR_COUNT, "MPI_Pack_external_size");
     if (!datatype)
-        return wmpi_fail(NULL, MPI_ERR_TYPE, "MPI_Pack_external_size");
+        return wbind_fail(NULL, MPI_ERR_TYPE, "MPI_Pack_external_size");
     bytes = wmpi_external32_size(datatype, incount);
     if (bytes < 0)
-        return wmpi_fail(NULL, MPI_ERR_COUNT, "MPI_Pack_external_size");
+        return wbind_fail(NULL, MPI_ERR_COUNT, "MPI_Pack_external_size");
     *size = (MPI_Aint)bytes;
     return MPI_SUCCESS;
 }
@@ -144,10 +144,10 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 
     WMPI_NEED_INIT("MPI_Type_match_size");
     if (!datatype)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Type_match_size");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Type_match_size");
     dt = match(typeclass, size);
     if (dt == MPI_DATATYPE_NULL)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Type_match_size");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Type_match_size");
     *datatype = dt;
     return MPI_SUCCESS;
 }

@@ -17,7 +17,7 @@ int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
     WMPI_NEED_INIT("MPI_Comm_get_parent");
     if (!parent)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Comm_get_parent");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Comm_get_parent");
     *parent = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

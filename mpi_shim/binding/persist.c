@@ -3,7 +3,7 @@
  *
  * Design: *_init checks the arguments once and describes the operation in
  * an inactive request; each MPI_Start runs it again from that description
- * (engine/start.c), and a completion call makes it inactive again without
+ * (engine/p2p/start.c), and a completion call makes it inactive again without
  * freeing it. MPI_Request_free releases it.
  *
  * Rejected: MPI_Start re-checking arguments (they were checked at init and
@@ -20,10 +20,10 @@ static int send_init(const void *buf, int count, MPI_Datatype dt, int dest,
     int cls;
 
     WMPI_NEED_INIT(fn);
-    cls = wmpi_check_p2p_req(buf, count, dt, dest, tag, comm, 0, req);
+    cls = wbind_check_p2p_req(buf, count, dt, dest, tag, comm, 0, req);
     if (cls)
-        return wmpi_fail(comm, cls, fn);
-    return wmpi_return(comm, wmpi_send_init(buf, count, dt, dest, tag, comm, mode, req),
+        return wbind_fail(comm, cls, fn);
+    return wbind_return(comm, wmpi_send_init(buf, count, dt, dest, tag, comm, mode, req),
                        fn);
 }
 
@@ -65,10 +65,10 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source,
     int cls;
 
     WMPI_NEED_INIT("MPI_Recv_init");
-    cls = wmpi_check_p2p_req(buf, count, datatype, source, tag, comm, 1, request);
+    cls = wbind_check_p2p_req(buf, count, datatype, source, tag, comm, 1, request);
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Recv_init");
-    return wmpi_return(comm, wmpi_recv_init(buf, count, datatype, source, tag,
+        return wbind_fail(comm, cls, "MPI_Recv_init");
+    return wbind_return(comm, wmpi_recv_init(buf, count, datatype, source, tag,
                                             comm, request), "MPI_Recv_init");
 }
 WMPI_ALIAS(Recv_init)
@@ -76,15 +76,15 @@ WMPI_ALIAS(Recv_init)
 static int start(MPI_Request r, const char *fn)
 {
     if (!r || !r->persistent || r->active)
-        return wmpi_fail(wmpi_request_comm(r), MPI_ERR_REQUEST, fn);
-    return wmpi_return(r->comm, wmpi_start(r), fn);
+        return wbind_fail(wbind_request_comm(r), MPI_ERR_REQUEST, fn);
+    return wbind_return(r->comm, wmpi_start(r), fn);
 }
 
 int PMPI_Start(MPI_Request *request)
 {
     WMPI_NEED_INIT("MPI_Start");
     if (!request)
-        return wmpi_fail(NULL, MPI_ERR_REQUEST, "MPI_Start");
+        return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Start");
     return start(*request, "MPI_Start");
 }
 WMPI_ALIAS(Start)
@@ -95,7 +95,7 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
 
     WMPI_NEED_INIT("MPI_Startall");
     if (count < 0 || (count > 0 && !array_of_requests))
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Startall");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Startall");
     for (int i = 0; i < count && err == MPI_SUCCESS; i++)
         err = start(array_of_requests[i], "MPI_Startall");
     return err;

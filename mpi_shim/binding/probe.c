@@ -4,7 +4,7 @@
  * unexpected queue (after one progress pass) without receiving it; its
  * status gives source, tag and size, so the program can allocate before
  * MPI_Recv. MPI_Probe blocks only the calling thread until such a message
- * arrives (engine/wait.c). A probe sees a large message as soon as its
+ * arrives (engine/p2p/wait.c). A probe sees a large message as soon as its
  * rendezvous request arrived, before its data.
  *
  * Rejected: a probe that receives the message into a hidden buffer
@@ -16,7 +16,7 @@
 
 static int check(int source, int tag, MPI_Comm comm)
 {
-    return wmpi_check_p2p(NULL, 0, MPI_BYTE, source, tag, comm, 1);
+    return wbind_check_p2p(NULL, 0, MPI_BYTE, source, tag, comm, 1);
 }
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
@@ -27,11 +27,11 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     WMPI_NEED_INIT("MPI_Probe");
     cls = check(source, tag, comm);
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Probe");
+        return wbind_fail(comm, cls, "MPI_Probe");
     err = wmpi_probe(source, tag, comm, &st);
     if (!err)
-        wmpi_status_out(status, &st, 0);
-    return wmpi_return(comm, err, "MPI_Probe");
+        wbind_status_out(status, &st, 0);
+    return wbind_return(comm, err, "MPI_Probe");
 }
 WMPI_ALIAS(Probe)
 
@@ -43,14 +43,14 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
     WMPI_NEED_INIT("MPI_Iprobe");
     cls = check(source, tag, comm);
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Iprobe");
+        return wbind_fail(comm, cls, "MPI_Iprobe");
     if (!flag)
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Iprobe");
+        return wbind_fail(comm, MPI_ERR_ARG, "MPI_Iprobe");
     err = wmpi_iprobe(source, tag, comm, flag, &st);
     if (!err && *flag)
-        wmpi_status_out(status, &st, 0);
+        wbind_status_out(status, &st, 0);
     else if (!err)
         wmpi_progress_yield(); /* a polling loop must not starve the sender */
-    return wmpi_return(comm, err, "MPI_Iprobe");
+    return wbind_return(comm, err, "MPI_Iprobe");
 }
 WMPI_ALIAS(Iprobe)

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "binding/binding.h"
-#include "engine/datatype.h"
+#include "engine/objects/datatype.h"
 
 static int send(const void *buf, int count, MPI_Datatype dt, int dest,
                 int tag, MPI_Comm comm, int mode, const char *fn)
@@ -31,13 +31,13 @@ static int send(const void *buf, int count, MPI_Datatype dt, int dest,
     int cls, err;
 
     WMPI_NEED_INIT(fn);
-    cls = wmpi_check_p2p(buf, count, dt, dest, tag, comm, 0);
+    cls = wbind_check_p2p(buf, count, dt, dest, tag, comm, 0);
     if (cls)
-        return wmpi_fail(comm, cls, fn);
+        return wbind_fail(comm, cls, fn);
     err = wmpi_isend(buf, count, dt, dest, tag, comm, mode, &r);
     if (!err)
-        err = wmpi_wait_one(&r, MPI_STATUS_IGNORE);
-    return wmpi_return(comm, err, fn);
+        err = wbind_wait_one(&r, MPI_STATUS_IGNORE);
+    return wbind_return(comm, err, fn);
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
@@ -75,13 +75,13 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     int cls, err;
 
     WMPI_NEED_INIT("MPI_Recv");
-    cls = wmpi_check_p2p(buf, count, datatype, source, tag, comm, 1);
+    cls = wbind_check_p2p(buf, count, datatype, source, tag, comm, 1);
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Recv");
+        return wbind_fail(comm, cls, "MPI_Recv");
     err = wmpi_irecv(buf, count, datatype, source, tag, comm, &r);
     if (!err)
-        err = wmpi_wait_one(&r, status);
-    return wmpi_return(comm, err, "MPI_Recv");
+        err = wbind_wait_one(&r, status);
+    return wbind_return(comm, err, "MPI_Recv");
 }
 WMPI_ALIAS(Recv)
 
@@ -107,22 +107,22 @@ static int exchange(const half *s, const half *r, MPI_Comm comm,
                      WMPI_MODE_STANDARD, &rq[1]);
     if (err) {
         wmpi_cancel(rq[0]);
-        wmpi_wait_one(&rq[0], MPI_STATUS_IGNORE);
+        wbind_wait_one(&rq[0], MPI_STATUS_IGNORE);
         return err;
     }
     err = wmpi_wait_requests(rq, 2, 2);
     if (err)
         return err;
-    err = wmpi_complete(&rq[0], status, 0);
-    err2 = wmpi_complete(&rq[1], MPI_STATUS_IGNORE, 0);
+    err = wbind_complete(&rq[0], status, 0);
+    err2 = wbind_complete(&rq[1], MPI_STATUS_IGNORE, 0);
     return err ? err : err2;
 }
 
 static int check_both(const half *s, const half *r, MPI_Comm comm)
 {
-    int cls = wmpi_check_p2p(s->buf, s->count, s->dt, s->peer, s->tag, comm, 0);
+    int cls = wbind_check_p2p(s->buf, s->count, s->dt, s->peer, s->tag, comm, 0);
 
-    return cls ? cls : wmpi_check_p2p(r->buf, r->count, r->dt, r->peer, r->tag, comm, 1);
+    return cls ? cls : wbind_check_p2p(r->buf, r->count, r->dt, r->peer, r->tag, comm, 1);
 }
 
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -137,8 +137,8 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     WMPI_NEED_INIT("MPI_Sendrecv");
     cls = check_both(&s, &r, comm);
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Sendrecv");
-    return wmpi_return(comm, exchange(&s, &r, comm, status), "MPI_Sendrecv");
+        return wbind_fail(comm, cls, "MPI_Sendrecv");
+    return wbind_return(comm, exchange(&s, &r, comm, status), "MPI_Sendrecv");
 }
 WMPI_ALIAS(Sendrecv)
 
@@ -155,13 +155,13 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     WMPI_NEED_INIT("MPI_Sendrecv_replace");
     cls = check_both(&s, &r, comm);
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Sendrecv_replace");
+        return wbind_fail(comm, cls, "MPI_Sendrecv_replace");
     bytes = wmpi_datatype_bytes(datatype, count);
     if (bytes > INT_MAX)
-        return wmpi_fail(comm, MPI_ERR_COUNT, "MPI_Sendrecv_replace");
+        return wbind_fail(comm, MPI_ERR_COUNT, "MPI_Sendrecv_replace");
     r.buf = malloc(bytes > 0 ? (size_t)bytes : 1);
     if (!r.buf)
-        return wmpi_fail(comm, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace");
+        return wbind_fail(comm, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace");
     r.dt = MPI_BYTE; /* the scratch holds the packed message (datatype.h) */
     r.count = (int)bytes;
     err = exchange(&s, &r, comm, &st);
@@ -173,6 +173,6 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
         *status = st;
         status->MPI_ERROR = keep;
     }
-    return wmpi_return(comm, err, "MPI_Sendrecv_replace");
+    return wbind_return(comm, err, "MPI_Sendrecv_replace");
 }
 WMPI_ALIAS(Sendrecv_replace)

@@ -18,7 +18,7 @@ int PMPI_Request_free(MPI_Request *request)
 {
     WMPI_NEED_INIT("MPI_Request_free");
     if (!request || !*request)
-        return wmpi_fail(NULL, MPI_ERR_REQUEST, "MPI_Request_free");
+        return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Request_free");
     wmpi_request_free(*request);
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
@@ -29,7 +29,7 @@ int PMPI_Cancel(MPI_Request *request)
 {
     WMPI_NEED_INIT("MPI_Cancel");
     if (!request || !*request)
-        return wmpi_fail(NULL, MPI_ERR_REQUEST, "MPI_Cancel");
+        return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Cancel");
     if (wmpi_request_live(*request))
         wmpi_cancel(*request);
     return MPI_SUCCESS;

@@ -24,41 +24,41 @@
 #include <limits.h>
 
 #include "binding/binding.h"
-#include "engine/datatype.h"
+#include "engine/objects/datatype.h"
 #include "binding/grequest.h"
 
-void wmpi_status_out(MPI_Status *out, const wmpi_status *st, int with_error)
+void wbind_status_out(MPI_Status *out, const wmpi_status *st, int with_error)
 {
     if (out == MPI_STATUS_IGNORE)
         return;
     out->MPI_SOURCE = st->source;
     out->MPI_TAG = st->tag;
     if (with_error)
-        out->MPI_ERROR = wmpi_error_class(st->error);
+        out->MPI_ERROR = wbind_error_class(st->error);
     out->wmpi_cancelled = st->cancelled;
     out->wmpi_bytes = st->bytes;
 }
 
-int wmpi_complete(MPI_Request *req, MPI_Status *status, int with_error)
+int wbind_complete(MPI_Request *req, MPI_Status *status, int with_error)
 {
     wmpi_status st;
 
     if ((*req)->kind == WMPI_REQ_GREQ) /* the user's callbacks give the status */
-        return wmpi_grequest_finish(req, status, with_error);
+        return wbind_grequest_finish(req, status, with_error);
     if (wmpi_request_finish(*req, &st))
         *req = MPI_REQUEST_NULL;
-    wmpi_status_out(status, &st, with_error);
+    wbind_status_out(status, &st, with_error);
     return st.error;
 }
 
-int wmpi_wait_one(MPI_Request *req, MPI_Status *status)
+int wbind_wait_one(MPI_Request *req, MPI_Status *status)
 {
     int err = wmpi_wait_requests(req, 1, 1);
 
-    return err ? err : wmpi_complete(req, status, 0);
+    return err ? err : wbind_complete(req, status, 0);
 }
 
-MPI_Comm wmpi_request_comm(MPI_Request r)
+MPI_Comm wbind_request_comm(MPI_Request r)
 {
     return r ? r->comm : MPI_COMM_WORLD;
 }
@@ -84,9 +84,9 @@ static int get_int(const MPI_Status *status, MPI_Datatype dt, int basic,
 
     WMPI_NEED_INIT(fn);
     if (!status || !count)
-        return wmpi_fail(NULL, MPI_ERR_ARG, fn);
+        return wbind_fail(NULL, MPI_ERR_ARG, fn);
     if (!dt)
-        return wmpi_fail(NULL, MPI_ERR_TYPE, fn);
+        return wbind_fail(NULL, MPI_ERR_TYPE, fn);
     count_of(status, dt, basic, &c);
     *count = c > INT_MAX ? MPI_UNDEFINED : (int)c;
     return MPI_SUCCESS;
@@ -109,9 +109,9 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
 {
     WMPI_NEED_INIT("MPI_Get_elements_x");
     if (!status || !count)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Get_elements_x");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Get_elements_x");
     if (!datatype)
-        return wmpi_fail(NULL, MPI_ERR_TYPE, "MPI_Get_elements_x");
+        return wbind_fail(NULL, MPI_ERR_TYPE, "MPI_Get_elements_x");
     return count_of(status, datatype, 1, count);
 }
 WMPI_ALIAS(Get_elements_x)
@@ -120,7 +120,7 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
     WMPI_NEED_INIT("MPI_Test_cancelled");
     if (!status || !flag)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Test_cancelled");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Test_cancelled");
     *flag = status->wmpi_cancelled != 0;
     return MPI_SUCCESS;
 }
@@ -136,14 +136,14 @@ static int set_elements(MPI_Status *status, MPI_Datatype dt, MPI_Count count,
 {
     WMPI_NEED_INIT(fn);
     if (!status)
-        return wmpi_fail(NULL, MPI_ERR_ARG, fn);
+        return wbind_fail(NULL, MPI_ERR_ARG, fn);
     if (!dt)
-        return wmpi_fail(NULL, MPI_ERR_TYPE, fn);
+        return wbind_fail(NULL, MPI_ERR_TYPE, fn);
     if (count < 0 || (dt->size > 0 && count > INT64_MAX / (MPI_Count)dt->size))
-        return wmpi_fail(NULL, MPI_ERR_COUNT, fn);
+        return wbind_fail(NULL, MPI_ERR_COUNT, fn);
     count = wmpi_datatype_elements_bytes(dt, count); /* exact, derived too */
     if (count < 0)
-        return wmpi_fail(NULL, MPI_ERR_ARG, fn);
+        return wbind_fail(NULL, MPI_ERR_ARG, fn);
     status->wmpi_bytes = count;
     return MPI_SUCCESS;
 }
@@ -165,7 +165,7 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
     WMPI_NEED_INIT("MPI_Status_set_cancelled");
     if (!status)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled");
     status->wmpi_cancelled = flag != 0;
     return MPI_SUCCESS;
 }

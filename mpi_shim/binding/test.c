@@ -21,12 +21,12 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 
     WMPI_NEED_INIT("MPI_Test");
     if (!request || !flag)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Test");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Test");
     *flag = 1;
     if (!wmpi_request_live(*request)) {
-        wmpi_status_empty(status, 0);
+        wbind_status_empty(status, 0);
         if (*request)
-            wmpi_complete(request, MPI_STATUS_IGNORE, 0);
+            wbind_complete(request, MPI_STATUS_IGNORE, 0);
         return MPI_SUCCESS;
     }
     wmpi_progress_poke();
@@ -35,8 +35,8 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         wmpi_progress_yield(); /* a polling loop must not starve its completer */
         return MPI_SUCCESS;
     }
-    c = wmpi_request_comm(*request);
-    return wmpi_return(c, wmpi_complete(request, status, 0), "MPI_Test");
+    c = wbind_request_comm(*request);
+    return wbind_return(c, wbind_complete(request, status, 0), "MPI_Test");
 }
 WMPI_ALIAS(Test)
 
@@ -45,7 +45,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
 {
     WMPI_NEED_INIT("MPI_Testall");
     if (count < 0 || (count > 0 && !array_of_requests) || !flag)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Testall");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Testall");
     wmpi_progress_poke();
     for (int i = 0; i < count; i++) {
         if (wmpi_request_live(array_of_requests[i]) &&
@@ -56,7 +56,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
         }
     }
     *flag = 1;
-    return wmpi_finish_all(count, array_of_requests, array_of_statuses, "MPI_Testall");
+    return wbind_finish_all(count, array_of_requests, array_of_statuses, "MPI_Testall");
 }
 WMPI_ALIAS(Testall)
 
@@ -65,11 +65,11 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index,
 {
     WMPI_NEED_INIT("MPI_Testany");
     if (count < 0 || (count > 0 && !array_of_requests) || !index || !flag)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Testany");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Testany");
     *index = MPI_UNDEFINED;
     *flag = 1;
-    if (!wmpi_count_live(count, array_of_requests)) {
-        wmpi_status_empty(status, 0);
+    if (!wbind_count_live(count, array_of_requests)) {
+        wbind_status_empty(status, 0);
         return MPI_SUCCESS;
     }
     wmpi_progress_poke();
@@ -81,7 +81,7 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index,
         wmpi_progress_yield();
         return MPI_SUCCESS;
     }
-    return wmpi_finish_any(count, array_of_requests, index, status, "MPI_Testany");
+    return wbind_finish_any(count, array_of_requests, index, status, "MPI_Testany");
 }
 WMPI_ALIAS(Testany)
 
@@ -93,13 +93,13 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
     WMPI_NEED_INIT("MPI_Testsome");
     if (incount < 0 || (incount > 0 && (!array_of_requests || !array_of_indices)) ||
         !outcount)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Testsome");
-    if (!wmpi_count_live(incount, array_of_requests)) {
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Testsome");
+    if (!wbind_count_live(incount, array_of_requests)) {
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
     }
     wmpi_progress_poke();
-    rc = wmpi_finish_some(incount, array_of_requests, outcount,
+    rc = wbind_finish_some(incount, array_of_requests, outcount,
                           array_of_indices, array_of_statuses, "MPI_Testsome");
     if (rc == MPI_SUCCESS && *outcount == 0)
         wmpi_progress_yield();
@@ -113,10 +113,10 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 
     WMPI_NEED_INIT("MPI_Request_get_status");
     if (!flag)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Request_get_status");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Request_get_status");
     *flag = 1;
     if (!wmpi_request_live(request)) {
-        wmpi_status_empty(status, 0);
+        wbind_status_empty(status, 0);
         return MPI_SUCCESS;
     }
     wmpi_progress_poke();
@@ -126,11 +126,11 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     if (request->kind == WMPI_REQ_GREQ) /* its query_fn gives the status */
-        return wmpi_return(wmpi_request_comm(request),
-                           wmpi_grequest_query(request, status),
+        return wbind_return(wbind_request_comm(request),
+                           wbind_grequest_query(request, status),
                            "MPI_Request_get_status");
     wmpi_request_peek(request, &st);
-    wmpi_status_out(status, &st, 0);
+    wbind_status_out(status, &st, 0);
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Request_get_status)

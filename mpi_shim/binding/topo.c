@@ -1,14 +1,13 @@
 /* Cartesian topology bindings: MPI_Cart_create, _sub, _get, _coords,
  * _rank, _shift, _map, MPI_Cartdim_get and MPI_Topo_test.
  *
- * Design: the engine (engine/topo.c) builds the communicators and does the
- * rank arithmetic; these check arguments. Classes follow Open MPI: a
- * communicator without a Cartesian topology (none, or a graph) is
- * MPI_ERR_TOPOLOGY, a bad dimension count or size MPI_ERR_DIMS (a grid
- * larger than the communicator: MPI_ERR_ARG), a rank out of range
- * MPI_ERR_RANK, a
- * direction out of range MPI_ERR_DIMS, and a coordinate out of range in a
- * non-periodic dimension MPI_ERR_ARG.
+ * Design: the engine builds the communicators (engine/create/topo.c) and does
+ * the rank arithmetic (engine/objects/topo.c); these check arguments. Classes
+ * follow Open MPI: a communicator without a Cartesian topology (none, or a
+ * graph) is MPI_ERR_TOPOLOGY, a bad dimension count or size MPI_ERR_DIMS (a
+ * grid larger than the communicator: MPI_ERR_ARG), a rank out of range
+ * MPI_ERR_RANK, a direction out of range MPI_ERR_DIMS, and a coordinate out of
+ * range in a non-periodic dimension MPI_ERR_ARG.
  *
  * Graph and distributed-graph bindings: binding/topo_graph.c.
  *
@@ -52,17 +51,17 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[],
     (void)reorder; /* a hint: ranks keep their order */
     WMPI_NEED_INIT("MPI_Cart_create");
     if (!comm_old)
-        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Cart_create");
+        return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Cart_create");
     if (comm_old->remote)
-        return wmpi_fail(comm_old, MPI_ERR_COMM, "MPI_Cart_create");
+        return wbind_fail(comm_old, MPI_ERR_COMM, "MPI_Cart_create");
     if (!comm_cart)
-        return wmpi_fail(comm_old, MPI_ERR_ARG, "MPI_Cart_create");
+        return wbind_fail(comm_old, MPI_ERR_ARG, "MPI_Cart_create");
     if ((cls = check_grid(comm_old, ndims, dims, periods)))
-        return wmpi_fail(comm_old, cls, "MPI_Cart_create");
+        return wbind_fail(comm_old, cls, "MPI_Cart_create");
     err = wmpi_cart_create(comm_old, ndims, dims, periods, &nc);
     if (err)
-        return wmpi_return(comm_old, err, "MPI_Cart_create");
-    wmpi_comm_out(comm_old, nc, comm_cart);
+        return wbind_return(comm_old, err, "MPI_Cart_create");
+    wbind_comm_out(comm_old, nc, comm_cart);
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Cart_create)
@@ -86,11 +85,11 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
     if (!cls && ((!remain_dims && comm->topo->ndims > 0) || !newcomm))
         cls = MPI_ERR_ARG;
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Cart_sub");
+        return wbind_fail(comm, cls, "MPI_Cart_sub");
     err = wmpi_cart_sub(comm, remain_dims, &nc);
     if (err)
-        return wmpi_return(comm, err, "MPI_Cart_sub");
-    wmpi_comm_out(comm, nc, newcomm);
+        return wbind_return(comm, err, "MPI_Cart_sub");
+    wbind_comm_out(comm, nc, newcomm);
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Cart_sub)
@@ -103,7 +102,7 @@ int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
     if (!cls && !ndims)
         cls = MPI_ERR_ARG;
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Cartdim_get");
+        return wbind_fail(comm, cls, "MPI_Cartdim_get");
     *ndims = comm->topo->ndims;
     return MPI_SUCCESS;
 }
@@ -117,10 +116,10 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[],
 
     WMPI_NEED_INIT("MPI_Cart_get");
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Cart_get");
+        return wbind_fail(comm, cls, "MPI_Cart_get");
     t = comm->topo;
     if (maxdims < 0 || (maxdims > 0 && (!dims || !periods || !coords)))
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Cart_get");
+        return wbind_fail(comm, MPI_ERR_ARG, "MPI_Cart_get");
     for (int i = 0; i < t->ndims && i < maxdims; i++) {
         dims[i] = t->dims[i];
         periods[i] = t->periods[i];
@@ -140,7 +139,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
     if (!cls && (maxdims < comm->topo->ndims || (maxdims > 0 && !coords)))
         cls = MPI_ERR_ARG;
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Cart_coords");
+        return wbind_fail(comm, cls, "MPI_Cart_coords");
     wmpi_cart_coords(comm->topo, rank, coords);
     return MPI_SUCCESS;
 }
@@ -154,9 +153,9 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
     if (!cls && (!rank || (!coords && comm->topo->ndims > 0)))
         cls = MPI_ERR_ARG;
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Cart_rank");
+        return wbind_fail(comm, cls, "MPI_Cart_rank");
     if (wmpi_cart_rank(comm->topo, coords, rank))
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Cart_rank");
+        return wbind_fail(comm, MPI_ERR_ARG, "MPI_Cart_rank");
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Cart_rank)
@@ -172,7 +171,7 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
     if (!cls && (direction < 0 || direction >= comm->topo->ndims))
         cls = MPI_ERR_DIMS;
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Cart_shift");
+        return wbind_fail(comm, cls, "MPI_Cart_shift");
     wmpi_cart_shift(comm->topo, comm->rank, direction, disp, rank_source,
                     rank_dest);
     return MPI_SUCCESS;
@@ -187,11 +186,11 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
 
     WMPI_NEED_INIT("MPI_Cart_map");
     if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Cart_map");
+        return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Cart_map");
     if (!newrank)
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Cart_map");
+        return wbind_fail(comm, MPI_ERR_ARG, "MPI_Cart_map");
     if ((cls = check_grid(comm, ndims, dims, periods)))
-        return wmpi_fail(comm, cls, "MPI_Cart_map");
+        return wbind_fail(comm, cls, "MPI_Cart_map");
     for (int i = 0; i < ndims; i++)
         cells *= dims[i];
     /* no reordering: the first `cells` ranks keep theirs */
@@ -204,10 +203,10 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
     WMPI_NEED_INIT("MPI_Topo_test");
     if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Topo_test");
+        return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Topo_test");
     if (!status)
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Topo_test");
-    /* engine/comm.h's kinds are mpi.h's MPI_CART, MPI_GRAPH, ... */
+        return wbind_fail(comm, MPI_ERR_ARG, "MPI_Topo_test");
+    /* engine/objects/comm.h's kinds are mpi.h's MPI_CART, MPI_GRAPH, ... */
     *status = comm->topo ? comm->topo->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }

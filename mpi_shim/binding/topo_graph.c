@@ -3,16 +3,16 @@
  * MPI_Dist_graph_create_adjacent, _create, _neighbors_count, _neighbors.
  * (MPI_Topo_test, shared with Cartesian ones, is in binding/topo.c.)
  *
- * Design: the engine (engine/topo_graph.c) builds the communicators and
- * keeps the neighbour lists; these check arguments and copy lists out.
- * Classes follow Open MPI 4.1: a communicator of the wrong kind (no
- * topology, Cartesian, or the other graph kind) is MPI_ERR_TOPOLOGY; an
- * intercommunicator MPI_ERR_COMM; a negative count, a missing array, more
- * nodes than the communicator, a neighbour rank out of range or output
- * arrays smaller than the degrees MPI_ERR_ARG; a queried rank out of range
- * MPI_ERR_RANK. MPI_UNWEIGHTED reaches the engine as NULL weights,
- * MPI_WEIGHTS_EMPTY (only with no edges) as an empty array: the topology
- * is then weighted, with no weights to give.
+ * Design: the engine builds the communicators (engine/create/topo_graph.c) and
+ * keeps the neighbour lists (engine/objects/topo.c); these check arguments and
+ * copy lists out. Classes follow Open MPI 4.1: a communicator of the wrong kind
+ * (no topology, Cartesian, or the other graph kind) is MPI_ERR_TOPOLOGY; an
+ * intercommunicator MPI_ERR_COMM; a negative count, a missing array, more nodes
+ * than the communicator, a neighbour rank out of range or output arrays smaller
+ * than the degrees MPI_ERR_ARG; a queried rank out of range MPI_ERR_RANK.
+ * MPI_UNWEIGHTED reaches the engine as NULL weights, MPI_WEIGHTS_EMPTY (only
+ * with no edges) as an empty array: the topology is then weighted, with no
+ * weights to give.
  *
  * Rejected: honouring reorder (as for Cartesian ones: no placement to
  * gain on one host). The info argument carries hints; none is used.
@@ -79,15 +79,15 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[],
     if (!cls)
         cls = check_graph(comm_old, nnodes, index, edges);
     if (cls)
-        return wmpi_fail(comm_old, cls, "MPI_Graph_create");
+        return wbind_fail(comm_old, cls, "MPI_Graph_create");
     if (nnodes == 0) { /* every rank knows: no communication (MPI-3.1 7.5.3) */
         *comm_graph = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
     err = wmpi_graph_create(comm_old, nnodes, index, edges, &nc);
     if (err)
-        return wmpi_return(comm_old, err, "MPI_Graph_create");
-    wmpi_comm_out(comm_old, nc, comm_graph);
+        return wbind_return(comm_old, err, "MPI_Graph_create");
+    wbind_comm_out(comm_old, nc, comm_graph);
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Graph_create)
@@ -100,7 +100,7 @@ int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
     if (!cls && (!nnodes || !nedges))
         cls = MPI_ERR_ARG;
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Graphdims_get");
+        return wbind_fail(comm, cls, "MPI_Graphdims_get");
     *nnodes = comm->topo->nnodes;
     *nedges = comm->topo->nedges;
     return MPI_SUCCESS;
@@ -118,7 +118,7 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[],
                  (maxedges > 0 && !edges)))
         cls = MPI_ERR_ARG;
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Graph_get");
+        return wbind_fail(comm, cls, "MPI_Graph_get");
     t = comm->topo;
     for (int i = 0; i < t->nnodes && i < maxindex; i++)
         index[i] = t->index[i];
@@ -139,7 +139,7 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
     if (!cls && !nneighbors)
         cls = MPI_ERR_ARG;
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Graph_neighbors_count");
+        return wbind_fail(comm, cls, "MPI_Graph_neighbors_count");
     wmpi_graph_neighbors(comm->topo, rank, &list, nneighbors);
     return MPI_SUCCESS;
 }
@@ -157,7 +157,7 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors,
     if (!cls && (maxneighbors < 0 || (maxneighbors > 0 && !neighbors)))
         cls = MPI_ERR_ARG;
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Graph_neighbors");
+        return wbind_fail(comm, cls, "MPI_Graph_neighbors");
     wmpi_graph_neighbors(comm->topo, rank, &list, &n);
     for (int i = 0; i < n && i < maxneighbors; i++)
         neighbors[i] = list[i];
@@ -172,10 +172,10 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[],
 
     WMPI_NEED_INIT("MPI_Graph_map");
     if (!comm)
-        return wmpi_fail(NULL, MPI_ERR_COMM, "MPI_Graph_map");
+        return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Graph_map");
     cls = newrank ? check_graph(comm, nnodes, index, edges) : MPI_ERR_ARG;
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Graph_map");
+        return wbind_fail(comm, cls, "MPI_Graph_map");
     /* no reordering: the first nnodes ranks keep theirs */
     *newrank = comm->rank < nnodes ? comm->rank : MPI_UNDEFINED;
     return MPI_SUCCESS;
@@ -231,12 +231,12 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree,
     if (!cls)
         cls = check_side(comm_old, outdegree, destinations, destweights, &dw);
     if (cls)
-        return wmpi_fail(comm_old, cls, "MPI_Dist_graph_create_adjacent");
+        return wbind_fail(comm_old, cls, "MPI_Dist_graph_create_adjacent");
     err = wmpi_dist_graph_create_adjacent(comm_old, indegree, sources, sw,
                                           outdegree, destinations, dw, &nc);
     if (err)
-        return wmpi_return(comm_old, err, "MPI_Dist_graph_create_adjacent");
-    wmpi_comm_out(comm_old, nc, comm_dist_graph);
+        return wbind_return(comm_old, err, "MPI_Dist_graph_create_adjacent");
+    wbind_comm_out(comm_old, nc, comm_dist_graph);
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Dist_graph_create_adjacent)
@@ -281,12 +281,12 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
     if (!cls)
         cls = engine_weights(weights, nedges, &w);
     if (cls)
-        return wmpi_fail(comm_old, cls, "MPI_Dist_graph_create");
+        return wbind_fail(comm_old, cls, "MPI_Dist_graph_create");
     err = wmpi_dist_graph_create(comm_old, n, sources, degrees, destinations,
                                  w, &nc);
     if (err)
-        return wmpi_return(comm_old, err, "MPI_Dist_graph_create");
-    wmpi_comm_out(comm_old, nc, comm_dist_graph);
+        return wbind_return(comm_old, err, "MPI_Dist_graph_create");
+    wbind_comm_out(comm_old, nc, comm_dist_graph);
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Dist_graph_create)
@@ -300,7 +300,7 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree,
     if (!cls && (!indegree || !outdegree || !weighted))
         cls = MPI_ERR_ARG;
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Dist_graph_neighbors_count");
+        return wbind_fail(comm, cls, "MPI_Dist_graph_neighbors_count");
     *indegree = comm->topo->indegree;
     *outdegree = comm->topo->outdegree;
     *weighted = comm->topo->weighted;
@@ -330,11 +330,11 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
 
     WMPI_NEED_INIT("MPI_Dist_graph_neighbors");
     if (cls)
-        return wmpi_fail(comm, cls, "MPI_Dist_graph_neighbors");
+        return wbind_fail(comm, cls, "MPI_Dist_graph_neighbors");
     t = comm->topo;
     if (maxindegree < t->indegree || maxoutdegree < t->outdegree ||
         (t->indegree > 0 && !sources) || (t->outdegree > 0 && !destinations))
-        return wmpi_fail(comm, MPI_ERR_ARG, "MPI_Dist_graph_neighbors");
+        return wbind_fail(comm, MPI_ERR_ARG, "MPI_Dist_graph_neighbors");
     copy_side(t->indegree, t->sources, t->srcw, sources, sourceweights);
     copy_side(t->outdegree, t->dests, t->dstw, destinations, destweights);
     return MPI_SUCCESS;

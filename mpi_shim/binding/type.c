@@ -3,15 +3,15 @@
  * get_envelope and get_contents.
  *
  * Design: predefined and derived types answer the same engine queries
- * (engine/datatype.h); these bindings check arguments and convert widths
- * (int results that do not fit become MPI_UNDEFINED, as MPI-3.1 4.1.5
+ * (engine/objects/datatype.h); these bindings check arguments and convert
+ * widths (int results that do not fit become MPI_UNDEFINED, as MPI-3.1 4.1.5
  * says for MPI_Type_size). MPI_Type_free drops the handle's reference: a
  * pending operation or a type built on it keeps the type alive. Freeing a
- * predefined type is MPI_ERR_TYPE, as in Open MPI; committing one is a
- * no-op. MPI_Type_dup copies the attributes through their copy callbacks
- * and MPI_Type_free runs the delete callbacks first (engine/attr.c; a
- * callback's error leaves the type as it was). Datatypes have no error handler of their own, so errors go to
- * MPI_COMM_WORLD's.
+ * predefined type is MPI_ERR_TYPE, as in Open MPI; committing one is a no-op.
+ * MPI_Type_dup copies the attributes through their copy callbacks and
+ * MPI_Type_free runs the delete callbacks first (engine/objects/attr.c; a
+ * callback's error leaves the type as it was). Datatypes have no error handler
+ * of their own, so errors go to MPI_COMM_WORLD's.
  *
  * Rejected: copying the name on MPI_Type_dup (Open MPI names the copy
  * "Dup <name>"; MPI says nothing, and an empty name is the default of
@@ -24,8 +24,8 @@
 #include <string.h>
 
 #include "binding/binding.h"
-#include "engine/comm.h"
-#include "engine/datatype.h"
+#include "engine/objects/comm.h"
+#include "engine/objects/datatype.h"
 
 _Static_assert(MPI_MAX_OBJECT_NAME == WMPI_MAX_TYPE_NAME, "type names");
 
@@ -33,14 +33,14 @@ _Static_assert(MPI_MAX_OBJECT_NAME == WMPI_MAX_TYPE_NAME, "type names");
     do {                                                                   \
         WMPI_NEED_INIT(fn);                                                \
         if (!(dt))                                                         \
-            return wmpi_fail(NULL, MPI_ERR_TYPE, fn);                      \
+            return wbind_fail(NULL, MPI_ERR_TYPE, fn);                      \
     } while (0)
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
     NEED_TYPE(datatype, "MPI_Type_size");
     if (!size)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Type_size");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Type_size");
     *size = datatype->size > INT_MAX ? MPI_UNDEFINED : (int)datatype->size;
     return MPI_SUCCESS;
 }
@@ -50,7 +50,7 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
     NEED_TYPE(datatype, "MPI_Type_size_x");
     if (!size)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Type_size_x");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Type_size_x");
     *size = (MPI_Count)datatype->size;
     return MPI_SUCCESS;
 }
@@ -63,7 +63,7 @@ static int bounds(MPI_Datatype dt, const void *a, const void *b,
 {
     NEED_TYPE(dt, fn);
     if (!a || !b)
-        return wmpi_fail(NULL, MPI_ERR_ARG, fn);
+        return wbind_fail(NULL, MPI_ERR_ARG, fn);
     wmpi_datatype_bounds(dt, out);
     return MPI_SUCCESS;
 }
@@ -131,9 +131,9 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 {
     WMPI_NEED_INIT("MPI_Type_commit");
     if (!datatype)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Type_commit");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Type_commit");
     if (!*datatype)
-        return wmpi_fail(NULL, MPI_ERR_TYPE, "MPI_Type_commit");
+        return wbind_fail(NULL, MPI_ERR_TYPE, "MPI_Type_commit");
     wmpi_datatype_commit(*datatype);
     return MPI_SUCCESS;
 }
@@ -145,12 +145,12 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 
     WMPI_NEED_INIT("MPI_Type_free");
     if (!datatype)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Type_free");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Type_free");
     if (!*datatype || wmpi_datatype_is_predefined(*datatype))
-        return wmpi_fail(NULL, MPI_ERR_TYPE, "MPI_Type_free");
+        return wbind_fail(NULL, MPI_ERR_TYPE, "MPI_Type_free");
     err = wmpi_type_attr_delete_all(*datatype); /* delete callbacks */
     if (err) /* the type stays, as MPI_Comm_free leaves a communicator */
-        return wmpi_return(NULL, err, "MPI_Type_free");
+        return wbind_return(NULL, err, "MPI_Type_free");
     wmpi_datatype_release(*datatype);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
@@ -164,7 +164,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 
     NEED_TYPE(oldtype, "MPI_Type_dup");
     if (!newtype)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Type_dup");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Type_dup");
     err = wmpi_datatype_create(&a, newtype);
     if (!err && wmpi_datatype_committed(oldtype))
         wmpi_datatype_commit(*newtype); /* a dup is committed if old was */
@@ -173,7 +173,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         wmpi_datatype_release(*newtype);     /* discards what is left */
         *newtype = MPI_DATATYPE_NULL;
     }
-    return wmpi_return(NULL, err, "MPI_Type_dup");
+    return wbind_return(NULL, err, "MPI_Type_dup");
 }
 WMPI_ALIAS(Type_dup)
 
@@ -183,8 +183,8 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
     NEED_TYPE(datatype, "MPI_Type_set_name");
     if (!type_name)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Type_set_name");
-    return wmpi_return(NULL, wmpi_datatype_set_name(datatype, type_name),
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Type_set_name");
+    return wbind_return(NULL, wmpi_datatype_set_name(datatype, type_name),
                        "MPI_Type_set_name");
 }
 WMPI_ALIAS(Type_set_name)
@@ -193,7 +193,7 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     NEED_TYPE(datatype, "MPI_Type_get_name");
     if (!type_name || !resultlen)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Type_get_name");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Type_get_name");
     wmpi_datatype_get_name(datatype, type_name, resultlen);
     return MPI_SUCCESS;
 }
@@ -225,7 +225,7 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
 
     NEED_TYPE(datatype, "MPI_Type_get_envelope");
     if (!num_integers || !num_addresses || !num_datatypes || !combiner)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Type_get_envelope");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Type_get_envelope");
     wmpi_datatype_args(datatype, &a);
     *num_integers = a.ni;
     *num_addresses = a.na;
@@ -281,11 +281,11 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
     NEED_TYPE(datatype, "MPI_Type_get_contents");
     wmpi_datatype_args(datatype, &a);
     if (a.combiner == WMPI_COMBINER_NAMED) /* erroneous for named types */
-        return wmpi_fail(NULL, MPI_ERR_TYPE, "MPI_Type_get_contents");
+        return wbind_fail(NULL, MPI_ERR_TYPE, "MPI_Type_get_contents");
     if (max_integers < a.ni || max_addresses < a.na || max_datatypes < a.nt ||
         (a.ni && !array_of_integers) || (a.na && !array_of_addresses) ||
         (a.nt && !array_of_datatypes))
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Type_get_contents");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Type_get_contents");
     contents_out(&a, array_of_integers, array_of_addresses, array_of_datatypes);
     return MPI_SUCCESS;
 }

@@ -1,7 +1,7 @@
 /* Datatype attribute bindings: MPI_Type_create_keyval, _free_keyval,
  * _set_attr, _get_attr, _delete_attr (MPI-3.1 6.7.4).
  *
- * Design: the same engine as communicator attributes (engine/attr.c),
+ * Design: the same engine as communicator attributes (engine/objects/attr.c),
  * with keyvals of the datatype kind; the copy callbacks run on
  * MPI_Type_dup and the delete callbacks on MPI_Type_free (binding/type.c).
  * Predefined datatypes may cache attributes too (the standard does not
@@ -15,18 +15,18 @@
  * latter; the standard names MPI_ERR_KEYVAL); deleting an attribute that
  * is not set is MPI_ERR_OTHER, as for communicators; a callback's error
  * code is returned as it is.
- * Locking: none here (engine/attr.c).
+ * Locking: none here (engine/objects/attr.c).
  */
 #include "binding/binding.h"
-#include "engine/comm.h"
+#include "engine/objects/comm.h"
 
 static int type_attr_return(int err, const char *fn)
 {
     if (err == WEFT_EINVAL)
-        return wmpi_fail(NULL, MPI_ERR_KEYVAL, fn);
+        return wbind_fail(NULL, MPI_ERR_KEYVAL, fn);
     if (err == -ENOENT)
-        return wmpi_fail(NULL, MPI_ERR_OTHER, fn);
-    return wmpi_return(NULL, err, fn);
+        return wbind_fail(NULL, MPI_ERR_OTHER, fn);
+    return wbind_return(NULL, err, fn);
 }
 
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
@@ -35,8 +35,8 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
 {
     WMPI_NEED_INIT("MPI_Type_create_keyval");
     if (!type_keyval)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Type_create_keyval");
-    return wmpi_return(NULL,
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Type_create_keyval");
+    return wbind_return(NULL,
                        wmpi_type_keyval_create(type_copy_attr_fn,
                                                type_delete_attr_fn,
                                                extra_state, type_keyval),
@@ -48,9 +48,9 @@ int PMPI_Type_free_keyval(int *type_keyval)
 {
     WMPI_NEED_INIT("MPI_Type_free_keyval");
     if (!type_keyval)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Type_free_keyval");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Type_free_keyval");
     if (wmpi_type_keyval_free(*type_keyval))
-        return wmpi_fail(NULL, MPI_ERR_KEYVAL, "MPI_Type_free_keyval");
+        return wbind_fail(NULL, MPI_ERR_KEYVAL, "MPI_Type_free_keyval");
     *type_keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
@@ -61,7 +61,7 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval,
 {
     WMPI_NEED_INIT("MPI_Type_set_attr");
     if (!datatype)
-        return wmpi_fail(NULL, MPI_ERR_TYPE, "MPI_Type_set_attr");
+        return wbind_fail(NULL, MPI_ERR_TYPE, "MPI_Type_set_attr");
     return type_attr_return(wmpi_type_attr_set(datatype, type_keyval,
                                                attribute_val),
                             "MPI_Type_set_attr");
@@ -73,9 +73,9 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval,
 {
     WMPI_NEED_INIT("MPI_Type_get_attr");
     if (!datatype)
-        return wmpi_fail(NULL, MPI_ERR_TYPE, "MPI_Type_get_attr");
+        return wbind_fail(NULL, MPI_ERR_TYPE, "MPI_Type_get_attr");
     if (!attribute_val || !flag)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Type_get_attr");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Type_get_attr");
     return type_attr_return(wmpi_type_attr_get(datatype, type_keyval,
                                                (void **)attribute_val, flag),
                             "MPI_Type_get_attr");
@@ -86,7 +86,7 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
     WMPI_NEED_INIT("MPI_Type_delete_attr");
     if (!datatype)
-        return wmpi_fail(NULL, MPI_ERR_TYPE, "MPI_Type_delete_attr");
+        return wbind_fail(NULL, MPI_ERR_TYPE, "MPI_Type_delete_attr");
     return type_attr_return(wmpi_type_attr_delete(datatype, type_keyval),
                             "MPI_Type_delete_attr");
 }

@@ -3,11 +3,11 @@
  * create_struct, create_resized, create_subarray, create_darray.
  *
  * Design: each binding checks its arguments (with Open MPI's classes: a
- * negative count is MPI_ERR_COUNT, a negative block length or a bad
- * array MPI_ERR_ARG, a null type MPI_ERR_TYPE), then marshals them into
- * the argument list MPI_Type_get_contents will report (engine/datatype.h)
- * and lets wmpi_datatype_create build the type. The engine repeats the
- * value checks it needs, so nothing slips through a binding.
+ * negative count is MPI_ERR_COUNT, a negative block length or a bad array
+ * MPI_ERR_ARG, a null type MPI_ERR_TYPE), then marshals them into the argument
+ * list MPI_Type_get_contents will report (engine/objects/datatype.h) and lets
+ * wmpi_datatype_create build the type. The engine repeats the value checks it
+ * needs, so nothing slips through a binding.
  *
  * Rejected: one engine function per constructor (eleven near-identical
  * interfaces, plus a second copy of the arguments for get_contents).
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "binding/binding.h"
-#include "engine/datatype.h"
+#include "engine/objects/datatype.h"
 
 _Static_assert(sizeof(MPI_Aint) == sizeof(int64_t), "MPI_Aint is 64-bit");
 
@@ -30,7 +30,7 @@ static int create(int comb, int ni, const int *ints, int na,
                          (wmpi_datatype *const *)types };
     int err = wmpi_datatype_create(&a, newtype);
 
-    return err ? wmpi_return(NULL, err, fn) : MPI_SUCCESS;
+    return err ? wbind_return(NULL, err, fn) : MPI_SUCCESS;
 }
 
 /* The checks every constructor of one old type shares. */
@@ -73,7 +73,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
     WMPI_NEED_INIT("MPI_Type_contiguous");
     cls = check_old(count, oldtype, newtype);
     if (cls)
-        return wmpi_fail(NULL, cls, "MPI_Type_contiguous");
+        return wbind_fail(NULL, cls, "MPI_Type_contiguous");
     return create(WMPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1, &oldtype,
                   newtype, "MPI_Type_contiguous");
 }
@@ -91,7 +91,7 @@ static int vector(int comb, int count, int blocklength, const int *istride,
     if (!cls && blocklength < 0)
         cls = MPI_ERR_ARG;
     if (cls)
-        return wmpi_fail(NULL, cls, fn);
+        return wbind_fail(NULL, cls, fn);
     return create(comb, istride ? 3 : 2, ints, astride ? 1 : 0, astride, 1,
                   &oldtype, newtype, fn);
 }
@@ -135,10 +135,10 @@ static int indexed(int comb, int count, const int *bl, int same,
     if (!cls && count > 0)
         cls = check_blocks(count, bl, same);
     if (cls)
-        return wmpi_fail(NULL, cls, fn);
+        return wbind_fail(NULL, cls, fn);
     ints = block_ints(count, bl, same, idisp, &ni);
     if (!ints)
-        return wmpi_fail(NULL, MPI_ERR_NO_MEM, fn);
+        return wbind_fail(NULL, MPI_ERR_NO_MEM, fn);
     err = create(comb, ni, ints, adisp ? count : 0, adisp, 1, &oldtype,
                  newtype, fn);
     free(ints);
@@ -216,10 +216,10 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
     cls = check_struct(count, array_of_blocklengths, array_of_displacements,
                        array_of_types, newtype);
     if (cls)
-        return wmpi_fail(NULL, cls, "MPI_Type_create_struct");
+        return wbind_fail(NULL, cls, "MPI_Type_create_struct");
     ints = block_ints(count, array_of_blocklengths, 0, NULL, &ni);
     if (!ints)
-        return wmpi_fail(NULL, MPI_ERR_NO_MEM, "MPI_Type_create_struct");
+        return wbind_fail(NULL, MPI_ERR_NO_MEM, "MPI_Type_create_struct");
     err = create(WMPI_COMBINER_STRUCT, ni, ints, count,
                  array_of_displacements, count, array_of_types, newtype,
                  "MPI_Type_create_struct");
@@ -239,7 +239,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     if (!cls && extent < 0) /* Open MPI allows it; our extents are >= 0 */
         cls = MPI_ERR_ARG;
     if (cls)
-        return wmpi_fail(NULL, cls, "MPI_Type_create_resized");
+        return wbind_fail(NULL, cls, "MPI_Type_create_resized");
     return create(WMPI_COMBINER_RESIZED, 0, NULL, 2, aints, 1, &oldtype,
                   newtype, "MPI_Type_create_resized");
 }
@@ -275,10 +275,10 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
     if (!cls)
         cls = check_old(0, oldtype, newtype);
     if (cls)
-        return wmpi_fail(NULL, cls, "MPI_Type_create_subarray");
+        return wbind_fail(NULL, cls, "MPI_Type_create_subarray");
     ints = malloc((2 + 3 * n) * sizeof *ints);
     if (!ints)
-        return wmpi_fail(NULL, MPI_ERR_NO_MEM, "MPI_Type_create_subarray");
+        return wbind_fail(NULL, MPI_ERR_NO_MEM, "MPI_Type_create_subarray");
     ints[0] = ndims;
     memcpy(ints + 1, array_of_sizes, n * sizeof *ints);
     memcpy(ints + 1 + n, array_of_subsizes, n * sizeof *ints);
@@ -356,11 +356,11 @@ int PMPI_Type_create_darray(int size, int rank, int ndims,
     if (!cls)
         cls = check_old(0, oldtype, newtype);
     if (cls)
-        return wmpi_fail(NULL, cls, "MPI_Type_create_darray");
+        return wbind_fail(NULL, cls, "MPI_Type_create_darray");
     ints = darray_ints(size, rank, ndims, array_of_gsizes, array_of_distribs,
                        array_of_dargs, array_of_psizes, order);
     if (!ints)
-        return wmpi_fail(NULL, MPI_ERR_NO_MEM, "MPI_Type_create_darray");
+        return wbind_fail(NULL, MPI_ERR_NO_MEM, "MPI_Type_create_darray");
     err = create(WMPI_COMBINER_DARRAY, 4 + 4 * ndims, ints, 0, NULL, 1,
                  &oldtype, newtype, "MPI_Type_create_darray");
     free(ints);

@@ -4,7 +4,7 @@
  * include/weft_mpi_functions.h), so any MPI program compiles and links.
  * At build time mpi_shim/api/gen_stubs.cmake writes a stub for each
  * listed function no binding defines (no WMPI_ALIAS(<Name>) in
- * any binding/ file); the stub calls wmpi_unsupported(), which raises
+ * any binding/ file); the stub calls wbind_unsupported(), which raises
  * MPI_ERR_UNSUPPORTED_OPERATION through the communicator's error handler
  * like any other error: under MPI_ERRORS_ARE_FATAL (the default) the job
  * stops with "MPI_Win_create: MPI_ERR_UNSUPPORTED_OPERATION: unsupported
@@ -31,15 +31,15 @@ static void describe(char *buf, size_t len, const char *fn)
     snprintf(buf, len, "%s is not supported by Weft yet", fn);
 }
 
-int wmpi_unsupported(MPI_Comm comm, const char *fn)
+int wbind_unsupported(MPI_Comm comm, const char *fn)
 {
     char detail[128];
 
     describe(detail, sizeof detail, fn);
-    return wmpi_fail_detail(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn, detail);
+    return wbind_fail_detail(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn, detail);
 }
 
-_Noreturn void wmpi_unsupported_fatal(const char *fn)
+_Noreturn void wbind_unsupported_fatal(const char *fn)
 {
     char msg[128];
 

@@ -12,14 +12,14 @@
  * with the text "<fn> is not supported by Weft yet" in a fatal message.
  * Returns MPI_ERR_UNSUPPORTED_OPERATION if the handler returns. Works
  * before MPI_Init and after MPI_Finalize too. Does not block. */
-int wmpi_unsupported(MPI_Comm comm, const char *fn);
+int wbind_unsupported(MPI_Comm comm, const char *fn);
 
 /* For functions that cannot return an error class (they return a handle
  * or a value): abort the job with "<fn> is not supported by Weft yet". */
-_Noreturn void wmpi_unsupported_fatal(const char *fn);
+_Noreturn void wbind_unsupported_fatal(const char *fn);
 
-/* wmpi_fail (binding/binding.h) with `detail` added to a fatal message;
+/* wbind_fail (binding/binding.h) with `detail` added to a fatal message;
  * defined in binding/errors.c. */
-int wmpi_fail_detail(MPI_Comm comm, int cls, const char *fn, const char *detail);
+int wbind_fail_detail(MPI_Comm comm, int cls, const char *fn, const char *detail);
 
 #endif /* WMPI_UNSUPPORTED_H */

@@ -23,11 +23,11 @@
  */
 #include "binding/binding.h"
 
-void wmpi_status_empty(MPI_Status *st, int with_error)
+void wbind_status_empty(MPI_Status *st, int with_error)
 {
     wmpi_status e = { .source = MPI_ANY_SOURCE, .tag = MPI_ANY_TAG };
 
-    wmpi_status_out(st, &e, with_error);
+    wbind_status_out(st, &e, with_error);
 }
 
 static MPI_Status *nth(MPI_Status *arr, int i)
@@ -35,43 +35,43 @@ static MPI_Status *nth(MPI_Status *arr, int i)
     return arr == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &arr[i];
 }
 
-int wmpi_finish_all(int n, MPI_Request reqs[], MPI_Status statuses[],
+int wbind_finish_all(int n, MPI_Request reqs[], MPI_Status statuses[],
                     const char *fn)
 {
     MPI_Comm bad = MPI_COMM_NULL;
 
     for (int i = 0; i < n; i++) {
-        MPI_Comm c = wmpi_request_comm(reqs[i]);
+        MPI_Comm c = wbind_request_comm(reqs[i]);
         if (!wmpi_request_live(reqs[i])) {
-            wmpi_status_empty(nth(statuses, i), 1);
+            wbind_status_empty(nth(statuses, i), 1);
             if (reqs[i])
-                wmpi_complete(&reqs[i], MPI_STATUS_IGNORE, 0);
-        } else if (wmpi_complete(&reqs[i], nth(statuses, i), 1) && !bad) {
+                wbind_complete(&reqs[i], MPI_STATUS_IGNORE, 0);
+        } else if (wbind_complete(&reqs[i], nth(statuses, i), 1) && !bad) {
             bad = c;
         }
     }
-    return bad ? wmpi_fail(bad, MPI_ERR_IN_STATUS, fn) : MPI_SUCCESS;
+    return bad ? wbind_fail(bad, MPI_ERR_IN_STATUS, fn) : MPI_SUCCESS;
 }
 
-int wmpi_finish_some(int n, MPI_Request reqs[], int *outcount, int indices[],
+int wbind_finish_some(int n, MPI_Request reqs[], int *outcount, int indices[],
                      MPI_Status statuses[], const char *fn)
 {
     MPI_Comm bad = MPI_COMM_NULL;
     int k = 0;
 
     for (int i = 0; i < n; i++) {
-        MPI_Comm c = wmpi_request_comm(reqs[i]);
+        MPI_Comm c = wbind_request_comm(reqs[i]);
         if (!wmpi_request_live(reqs[i]) || !wmpi_request_done(reqs[i]))
             continue;
-        if (wmpi_complete(&reqs[i], nth(statuses, k), 1) && !bad)
+        if (wbind_complete(&reqs[i], nth(statuses, k), 1) && !bad)
             bad = c;
         indices[k++] = i;
     }
     *outcount = k;
-    return bad ? wmpi_fail(bad, MPI_ERR_IN_STATUS, fn) : MPI_SUCCESS;
+    return bad ? wbind_fail(bad, MPI_ERR_IN_STATUS, fn) : MPI_SUCCESS;
 }
 
-int wmpi_count_live(int n, MPI_Request reqs[])
+int wbind_count_live(int n, MPI_Request reqs[])
 {
     int live = 0;
 
@@ -88,15 +88,15 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 
     WMPI_NEED_INIT("MPI_Wait");
     if (!request)
-        return wmpi_fail(NULL, MPI_ERR_REQUEST, "MPI_Wait");
+        return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Wait");
     if (!wmpi_request_live(*request)) {
-        wmpi_status_empty(status, 0);
+        wbind_status_empty(status, 0);
         if (*request)
-            wmpi_complete(request, MPI_STATUS_IGNORE, 0);
+            wbind_complete(request, MPI_STATUS_IGNORE, 0);
         return MPI_SUCCESS;
     }
-    c = wmpi_request_comm(*request);
-    return wmpi_return(c, wmpi_wait_one(request, status), "MPI_Wait");
+    c = wbind_request_comm(*request);
+    return wbind_return(c, wbind_wait_one(request, status), "MPI_Wait");
 }
 WMPI_ALIAS(Wait)
 
@@ -107,11 +107,11 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[],
 
     WMPI_NEED_INIT("MPI_Waitall");
     if (count < 0 || (count > 0 && !array_of_requests))
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Waitall");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Waitall");
     err = wmpi_wait_requests(array_of_requests, count, count);
     if (err)
-        return wmpi_return(NULL, err, "MPI_Waitall");
-    return wmpi_finish_all(count, array_of_requests, array_of_statuses, "MPI_Waitall");
+        return wbind_return(NULL, err, "MPI_Waitall");
+    return wbind_finish_all(count, array_of_requests, array_of_statuses, "MPI_Waitall");
 }
 WMPI_ALIAS(Waitall)
 
@@ -122,27 +122,27 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index,
 
     WMPI_NEED_INIT("MPI_Waitany");
     if (count < 0 || (count > 0 && !array_of_requests) || !index)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Waitany");
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Waitany");
     *index = MPI_UNDEFINED;
-    if (!wmpi_count_live(count, array_of_requests)) {
-        wmpi_status_empty(status, 0);
+    if (!wbind_count_live(count, array_of_requests)) {
+        wbind_status_empty(status, 0);
         return MPI_SUCCESS;
     }
     err = wmpi_wait_requests(array_of_requests, count, 1);
     if (err)
-        return wmpi_return(NULL, err, "MPI_Waitany");
-    return wmpi_finish_any(count, array_of_requests, index, status, "MPI_Waitany");
+        return wbind_return(NULL, err, "MPI_Waitany");
+    return wbind_finish_any(count, array_of_requests, index, status, "MPI_Waitany");
 }
 WMPI_ALIAS(Waitany)
 
-int wmpi_finish_any(int n, MPI_Request reqs[], int *index, MPI_Status *status,
+int wbind_finish_any(int n, MPI_Request reqs[], int *index, MPI_Status *status,
                     const char *fn)
 {
     for (int i = 0; i < n; i++) {
         if (wmpi_request_live(reqs[i]) && wmpi_request_done(reqs[i])) {
-            MPI_Comm c = wmpi_request_comm(reqs[i]);
+            MPI_Comm c = wbind_request_comm(reqs[i]);
             *index = i;
-            return wmpi_return(c, wmpi_complete(&reqs[i], status, 0), fn);
+            return wbind_return(c, wbind_complete(&reqs[i], status, 0), fn);
         }
     }
     return MPI_SUCCESS;
@@ -156,15 +156,15 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
     WMPI_NEED_INIT("MPI_Waitsome");
     if (incount < 0 || (incount > 0 && (!array_of_requests || !array_of_indices)) ||
         !outcount)
-        return wmpi_fail(NULL, MPI_ERR_ARG, "MPI_Waitsome");
-    if (!wmpi_count_live(incount, array_of_requests)) {
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Waitsome");
+    if (!wbind_count_live(incount, array_of_requests)) {
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
     }
     err = wmpi_wait_requests(array_of_requests, incount, 1);
     if (err)
-        return wmpi_return(NULL, err, "MPI_Waitsome");
-    return wmpi_finish_some(incount, array_of_requests, outcount,
+        return wbind_return(NULL, err, "MPI_Waitsome");
+    return wbind_finish_some(incount, array_of_requests, outcount,
                             array_of_indices, array_of_statuses, "MPI_Waitsome");
 }
 WMPI_ALIAS(Waitsome)

@@ -12,7 +12,25 @@
  *
  * Threads: every function may be called from any user-level thread or
  * plain pthread at once (MPI_THREAD_MULTIPLE); the engine serialises its
- * state with one lock (lock.h). Blocking functions block only the caller.
+ * state with one lock (core/lock.h). Blocking functions block only the
+ * caller.
+ *
+ * Layout, one directory per concern:
+ *   core/     the engine's life (init.c: MPI_Init, MPI_Finalize) and what
+ *             every part shares: the state (state.c, internal.h), the lock,
+ *             the fatal-error exit (fatal.c), CPU binding and placement
+ *   create/   communicators the members agree on: split, create, dup,
+ *             intercommunicators, topology constructors, context id votes
+ *   coll/     collectives: schedules, blocking and nonblocking runs
+ *   p2p/      point-to-point: requests, matching, send/recv protocols,
+ *             progress, waiting
+ *   objects/  communicators, groups, datatypes, ops, info, attributes,
+ *             topologies, context id tables
+ * Calls go down this list: init calls into every part, create into coll,
+ * p2p and objects, coll into p2p and objects, p2p into objects; the rest
+ * of core calls nothing above it. So the files' call graph has no cycle
+ * across directories (the largest left, inside p2p/, is request.c, match.c,
+ * send.c and bsend.c: completing a request unlinks it from its queue).
  */
 #ifndef WMPI_ENGINE_H
 #define WMPI_ENGINE_H
@@ -26,7 +44,7 @@
 
 /* An MPI error code that a user callback returned (generalized
  * requests), carried in the engine's negative-code convention below
- * every -errno and WEFT_ESTATE; the bindings' wmpi_error_class() decodes
+ * every -errno and WEFT_ESTATE; the bindings' wbind_error_class() decodes
  * it. MPI_SUCCESS (0) stays 0. */
 #define WMPI_EMPI_BASE (-0x100000)
 static inline int wmpi_err_from_mpi(int code)
@@ -49,8 +67,8 @@ static inline int wmpi_err_is_mpi(int err)
 /* `pack` is unused (always NULL). A message carries its elements packed:
  * count * size bytes, in type-map order, without the gaps the type has in
  * memory (the pair types with a hole, like MPI_DOUBLE_INT, travel without
- * it, as in Open MPI). engine/datatype.h has the layout queries, pack and
- * unpack, and derived types. */
+ * it, as in Open MPI). engine/objects/datatype.h has the layout queries,
+ * pack and unpack, and derived types. */
 typedef struct wmpi_pack_ops wmpi_pack_ops;
 struct wmpi_dtd;
 
@@ -83,7 +101,7 @@ typedef struct wmpi_datatype {
      * For derived types size, extent and name are set by the engine and
      * basic is min(basic elements per element, INT_MAX). */
     struct wmpi_dtd *derived;
-    /* private: cached attributes (engine/attr.c), any type; NULL: none */
+    /* private: cached attributes (objects/attr.c), any type; NULL: none */
     struct wmpi_attr *attrs;
 } wmpi_datatype;
 
@@ -98,7 +116,8 @@ typedef void wmpi_user_fn(void *invec, void *inoutvec, int *len,
                           struct wmpi_datatype **dt);
 
 /* Predefined ops are static objects (id > 0, refs unused); user ops
- * (MPI_Op_create) are malloc'd with id 0. engine/op.h has the interface. */
+ * (MPI_Op_create) are malloc'd with id 0. engine/objects/op.h has the
+ * interface. */
 typedef struct wmpi_op {
     const char *name;
     int id;           /* read-only: enum wmpi_op_id (op.h); 0 = user op */
@@ -112,8 +131,8 @@ typedef struct wmpi_op {
 /* A communicator owns two context ids: `ctx` for point-to-point traffic
  * and ctx + 1 for collectives, so the two never match each other. World
  * is 0/1, self 2/3; the others get pairs agreed by their members
- * (engine/comm_ctx.c). engine/comm.h has groups, creation, attributes,
- * topologies and intercommunicators. */
+ * (engine/create/comm_ctx.c). engine/objects/comm.h has groups, creation,
+ * attributes, topologies and intercommunicators. */
 typedef struct wmpi_comm {
     uint32_t ctx;      /* read-only */
     int rank;          /* read-only: the caller's rank */
@@ -124,7 +143,7 @@ typedef struct wmpi_comm {
     uint32_t coll_seq; /* atomic: collectives started so far (coll.h) */
     struct wmpi_info *info; /* hints of MPI_Comm_set_info (a copy, owned:
                                wmpi_info_release it on free), or NULL */
-    /* creation, groups, attributes, topology: engine/comm.h */
+    /* creation, groups, attributes, topology: engine/objects/comm.h */
     int refs;              /* private, atomic: the handle + each request */
     int predefined;        /* read-only: world, self: never destroyed */
     int remote_size;       /* read-only: intercomm: remote group's size;
@@ -160,8 +179,8 @@ typedef struct wmpi_status {
     int64_t bytes;  /* bytes received (sent, for sends) */
 } wmpi_status;
 
-/* WMPI_REQ_COLL: a nonblocking collective (engine/coll_run.c). */
-/* WMPI_REQ_GREQ: a generalized request (engine/grequest.h). */
+/* WMPI_REQ_COLL: a nonblocking collective (engine/coll/coll_run.c). */
+/* WMPI_REQ_GREQ: a generalized request (engine/p2p/grequest.h). */
 enum wmpi_req_kind { WMPI_REQ_SEND = 1, WMPI_REQ_RECV = 2, WMPI_REQ_COLL = 3,
                      WMPI_REQ_GREQ = 4 };
 enum wmpi_send_mode {
@@ -224,8 +243,14 @@ int wmpi_recv_init(void *buf, int count, wmpi_datatype *dt, int src,
 int wmpi_start(wmpi_request *r);
 
 /* 1 if `r` needs no more waiting (complete, or an inactive persistent
- * request). Lock-free. */
-int wmpi_request_done(wmpi_request *r);
+ * request). Lock-free; inline, as every test and every check of a
+ * waiter's readiness asks it. */
+static inline int wmpi_request_done(wmpi_request *r)
+{
+    if (r->persistent && !r->active)
+        return 1;
+    return __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE);
+}
 
 /* 1 if `r` is a real pending-or-complete operation: not NULL and not an
  * inactive persistent request (those count as null in Waitany & co). */

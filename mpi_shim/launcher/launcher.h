@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../engine/boot_proto.h"
+#include "../boot/boot_proto.h"
 
 #define WL_VERSION_STRING "0.1.0"
 #define WL_EXIT_USAGE     2   /* bad command line */

@@ -1,6 +1,6 @@
 /* mpirun's control server: the listening socket, one connection per rank,
  * the job secret check, the bootstrap all-gather, finalize notices and
- * aborts (protocol in ../engine/boot_proto.h, rank side in engine/boot.c).
+ * aborts (protocol in ../boot/boot_proto.h, rank side in boot/boot.c).
  *
  * Where it listens. If every rank runs on this host: 127.0.0.1 only, and
  * the ranks get WEFT_MPI_CONTROL=127.0.0.1:port. If some host is remote:

@@ -40,7 +40,7 @@
 
 #include <weft/errno.h>
 
-#include "engine/boot.h"
+#include "boot/boot.h"
 
 typedef struct wmpi_hdr {
     uint32_t type; /* the engine's message type */

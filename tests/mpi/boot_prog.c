@@ -1,5 +1,5 @@
 /* A rank program for the launcher tests: it uses only the bootstrap
- * (mpi_shim/engine/boot.c, linked in directly), not the MPI engine, so
+ * (mpi_shim/boot/boot.c, linked in directly), not the MPI engine, so
  * mpirun can be tested on its own. The first argument picks a behaviour:
  *
  *   ok                   init, all-gathers of 8 and 1000 bytes (checked),

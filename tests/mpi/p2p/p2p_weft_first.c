@@ -4,7 +4,7 @@
  * messages with every other rank at once (MPI_Isend / MPI_Irecv /
  * MPI_Waitall), the data checked byte for byte. With more ranks than
  * CPUs the engine's idle polls move large messages in larger passes
- * (engine/init.c): both budgets are exercised by the rank counts in the
+ * (engine/core/init.c): both budgets are exercised by the rank counts in the
  * testlist.
  */
 #include "mpi_test_util.h"

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "engine/internal.h"
+#include "engine/core/internal.h"
 
 static cpu_set_t allowed;
 

@@ -1,4 +1,4 @@
-/* The collectives' local toolbox (engine/coll_util.c, coll_impl.h): tags
+/* The collectives' local toolbox (engine/coll/coll_util.c, coll_impl.h): tags
  * of concurrent collectives never collide and stay valid MPI tags; local
  * copies between different layouts of one type signature are byte-exact
  * and refuse to overflow; scratch buffers have the user's layout (lower
@@ -11,9 +11,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine/coll_impl.h"
-#include "engine/datatype.h"
-#include "engine/op.h"
+#include "engine/coll/coll_impl.h"
+#include "engine/objects/datatype.h"
+#include "engine/objects/op.h"
 
 extern wmpi_datatype wmpi_dt_int;
 

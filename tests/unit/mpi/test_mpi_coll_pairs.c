@@ -1,4 +1,4 @@
-/* The pairing step of the long reductions (engine/coll_blocks.c): for
+/* The pairing step of the long reductions (engine/coll/coll_blocks.c): for
  * every size up to 64 and every root, the survivors are p = 2^floor(log2
  * n) distinct ranks numbered 0..p-1 both ways, every other rank folds into
  * its pair's survivor, the root is survivor 0 when pairs keep their even
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine/coll_impl.h"
+#include "engine/coll/coll_impl.h"
 
 static void check_size(int n, int root, int keep_odd)
 {

@@ -1,8 +1,8 @@
 /* The MPI engine's communicator bookkeeping without a job: context id
- * allocation (engine/comm_ctx.c) on a one-rank communicator (the vote is
- * then local), communicator references (engine/comm.c), Cartesian rank
- * arithmetic (engine/topo.c) and attribute caching with its callbacks
- * (engine/attr.c).
+ * allocation (engine/create/comm_ctx.c) on a one-rank communicator (the vote is
+ * then local), communicator references (engine/objects/comm.c), Cartesian rank
+ * arithmetic (engine/objects/topo.c) and attribute caching with its callbacks
+ * (engine/objects/attr.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine/comm.h"
-#include "engine/internal.h"
+#include "engine/objects/comm.h"
+#include "engine/core/internal.h"
 
 static wmpi_comm solo; /* a one-rank communicator on context 0 */
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine/datatype.h"
+#include "engine/objects/datatype.h"
 
 extern wmpi_datatype wmpi_dt_int, wmpi_dt_double, wmpi_dt_char,
     wmpi_dt_short_int, wmpi_dt_double_int;

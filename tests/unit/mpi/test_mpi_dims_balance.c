@@ -1,4 +1,4 @@
-/* MPI_Dims_create's factorisation (wmpi_dims_balance): products right,
+/* MPI_Dims_create's factorisation (wbind_dims_balance): products right,
  * free entries non-increasing and as close to each other as possible,
  * fixed entries kept, impossible requests refused with dims unchanged. */
 #include <stdarg.h>
@@ -53,7 +53,7 @@ static void table_cases(void **state)
         const dims_case *c = &table[i];
         int d[16];
         memcpy(d, c->in, sizeof d);
-        assert_int_equal(wmpi_dims_balance(c->nnodes, c->ndims, d), 0);
+        assert_int_equal(wbind_dims_balance(c->nnodes, c->ndims, d), 0);
         for (int k = 0; k < c->ndims; k++) {
             if (d[k] != c->out[k])
                 fail_msg("case %zu (%d in %d): dims[%d] = %d, want %d", i, c->nnodes,
@@ -69,7 +69,7 @@ static void properties_hold(void **state)
         for (int nd = 1; nd <= 4; nd++) {
             int d[4] = { 0, 0, 0, 0 };
             long prod = 1;
-            assert_int_equal(wmpi_dims_balance(n, nd, d), 0);
+            assert_int_equal(wbind_dims_balance(n, nd, d), 0);
             for (int k = 0; k < nd; k++) {
                 assert_true(d[k] >= 1);
                 if (k > 0)
@@ -93,11 +93,11 @@ static void impossible_requests(void **state)
         { 2, 0, { 0 }, { 0 } },         /* empty product is 1 */
     };
     (void)state;
-    assert_int_equal(wmpi_dims_balance(4, -1, NULL), WEFT_EINVAL);
+    assert_int_equal(wbind_dims_balance(4, -1, NULL), WEFT_EINVAL);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int d[16];
         memcpy(d, bad[i].in, sizeof d);
-        assert_int_equal(wmpi_dims_balance(bad[i].nnodes, bad[i].ndims, d), WEFT_EINVAL);
+        assert_int_equal(wbind_dims_balance(bad[i].nnodes, bad[i].ndims, d), WEFT_EINVAL);
         assert_memory_equal(d, bad[i].in, sizeof d);
     }
 }

@@ -1,4 +1,4 @@
-/* The attribute engine (engine/attr.c) on two kinds of objects:
+/* The attribute engine (engine/objects/attr.c) on two kinds of objects:
  * communicator and datatype keyvals share one numbering but never mix
  * (a keyval of one kind is unknown to the other: WEFT_EINVAL, which the
  * bindings report as MPI_ERR_KEYVAL); datatype copy and delete callbacks
@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine/comm.h"
-#include "engine/datatype.h"
+#include "engine/objects/comm.h"
+#include "engine/objects/datatype.h"
 
 extern wmpi_datatype wmpi_dt_int;
 

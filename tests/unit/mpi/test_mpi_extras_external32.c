@@ -1,4 +1,4 @@
-/* The external32 conversion (engine/external32.c) byte by byte: every
+/* The external32 conversion (engine/objects/external32.c) byte by byte: every
  * class of basic type at the standard's sizes (MPI_LONG and MPI_WCHAR cut
  * to 4 and 2 bytes and extended back with their sign), pair and complex
  * types, long double as binary128 (normal, negative, infinity,
@@ -13,7 +13,7 @@
 #include <wchar.h>
 #include <cmocka.h>
 
-#include "engine/datatype.h"
+#include "engine/objects/datatype.h"
 
 extern wmpi_datatype wmpi_dt_int, wmpi_dt_long, wmpi_dt_unsigned_long,
     wmpi_dt_wchar, wmpi_dt_char, wmpi_dt_double, wmpi_dt_short,

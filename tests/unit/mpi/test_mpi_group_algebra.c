@@ -1,4 +1,4 @@
-/* The MPI engine's group algebra (engine/group.c): incl, excl, ranges,
+/* The MPI engine's group algebra (engine/objects/group.c): incl, excl, ranges,
  * union, intersection, difference, translate, compare, against lists
  * worked out by hand; bad ranks and triplets are rejected; empty results
  * are MPI_GROUP_EMPTY; reference counts free every group (ASan checks).
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "engine/comm.h"
+#include "engine/objects/comm.h"
 
 static wmpi_group *make(int n, const int *w)
 {

@@ -1,5 +1,5 @@
-/* Info objects in the engine (engine/info.c): set, get, replace, delete,
- * key order, truncating reads, independent duplicates, MPI_INFO_ENV. */
+/* Info objects in the engine (engine/objects/info.c): set, get, replace,
+ * delete, key order, truncating reads, independent duplicates, MPI_INFO_ENV. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 
 #include <weft/errno.h>
 
-#include "engine/info.h"
+#include "engine/objects/info.h"
 
 static void keys_in_order(wmpi_info *info, const char *const *want, int n)
 {

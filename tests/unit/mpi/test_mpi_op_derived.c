@@ -12,8 +12,8 @@
 
 #include <mpi.h>
 
-#include "engine/datatype.h"
-#include "engine/op.h"
+#include "engine/objects/datatype.h"
+#include "engine/objects/op.h"
 
 static wmpi_datatype *make(int combiner, int ni, const int *ints, int na,
                            const int64_t *aints, int nt,

@@ -15,7 +15,7 @@
 
 #include <mpi.h>
 
-#include "engine/op.h"
+#include "engine/objects/op.h"
 
 #define N 37 /* odd, > 2 * the widest vector of bytes */
 #define IS_UNSIGNED(T) ((T)-1 > 0)

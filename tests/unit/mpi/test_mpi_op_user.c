@@ -14,7 +14,7 @@
 
 #include <mpi.h>
 
-#include "engine/op.h"
+#include "engine/objects/op.h"
 
 static MPI_Datatype seen_type;
 static int calls;

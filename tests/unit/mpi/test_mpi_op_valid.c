@@ -12,7 +12,7 @@
 
 #include <mpi.h>
 
-#include "engine/op.h"
+#include "engine/objects/op.h"
 
 /* Type categories of MPI-3.1 5.9.2, plus N: none (no op but REPLACE). */
 enum cat { I, F, C, L, B, P, NONE };

@@ -1,0 +1,157 @@
+/* Context ids, the vote: how the members of a new communicator agree on a
+ * pair of ids (ctx for point-to-point, ctx + 1 for collectives) that none
+ * of them uses. Each rank's table of free pairs: engine/objects/ctx.c.
+ *
+ * Design (MPICH's mask algorithm): each rank keeps a bitmap of the id
+ * pairs it has free (pair p is contexts WMPI_CTX_FIRST + 2p and + 1). The
+ * members vote with an allreduce (bitwise AND) of their bitmaps over the
+ * parent communicator and all take the lowest pair (or run of `npairs`
+ * pairs) free everywhere. Disjoint communicators made by one split get the
+ * same id; that is fine, as no rank belongs to two of them.
+ *
+ * Threads (MPI_THREAD_MULTIPLE): two allocations running at once on one
+ * rank (over different parents) must not both take the same free id. So
+ * one allocation at a time on a rank "holds" the bitmap; the others vote
+ * all-zero plus "not holding", the vote fails on every member alike (the
+ * holding flag is ANDed too), and they retry. Who may hold: only the
+ * pending allocation whose parent has the lowest priority key (its
+ * context id, then create_group's tag) — the same order on every rank,
+ * so the allocation with the globally lowest key wins on all its members
+ * within a couple of rounds and nobody starves. A single thread
+ * allocating never retries.
+ *
+ * Ids are released when the communicator object is destroyed (its last
+ * reference), not at MPI_Comm_free, so an id is never reused while a
+ * request of the old communicator may still match; releasing is local
+ * (objects/ctx.c), so destruction sends nothing.
+ *
+ * Rejected: a global counter (breaks with disjoint groups creating
+ * communicators at once); a fixed id per creation sequence number
+ * (differs between ranks that created different communicators).
+ * Locking: the table's lock (objects/ctx.c) is held only inside its
+ * calls; the messages of a vote run without it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/coll/coll.h"
+#include "engine/objects/comm.h"
+#include "engine/core/internal.h"
+
+#define NWORDS WMPI_CTX_NWORDS
+
+extern wmpi_datatype wmpi_dt_uint64;
+extern wmpi_op wmpi_op_band;
+
+/* How a vote is combined over the members: the parent's allreduce, or
+ * (create_group, which only the group's members call) point-to-point on
+ * the parent's context with the user's tag. */
+typedef struct voting {
+    int npairs;
+    const wmpi_ctx_bridge *bridge;
+    int tag;          /* < 0: collective over c */
+} voting;
+
+/* One blocking message of n words to or from rank `peer` of c. */
+static int xfer(wmpi_comm *c, uint64_t *buf, int n, int peer, int tag, int send)
+{
+    wmpi_request *r = NULL;
+    wmpi_status st = { 0 };
+    int err = send ? wmpi_isend(buf, n, &wmpi_dt_uint64, peer, tag, c,
+                                WMPI_MODE_STANDARD, &r)
+                   : wmpi_irecv(buf, n, &wmpi_dt_uint64, peer, tag, c, &r);
+
+    if (!err)
+        err = wmpi_wait_requests(&r, 1, 1);
+    if (r && wmpi_request_done(r))
+        wmpi_request_finish(r, &st);
+    else if (r)
+        wmpi_request_free(r);
+    return err ? err : st.error;
+}
+
+/* AND of every member's v into r through rank 0 (2(n-1) messages: only
+ * for create_group, a rare call). */
+static int and_by_messages(wmpi_comm *c, uint64_t *v, uint64_t *r, int n, int tag)
+{
+    uint64_t t[NWORDS + 2];
+    int err = 0;
+
+    memcpy(r, v, (size_t)n * sizeof *r);
+    if (c->rank != 0) {
+        err = xfer(c, v, n, 0, tag, 1);
+        return err ? err : xfer(c, r, n, 0, tag, 0);
+    }
+    for (int p = 1; p < c->size && !err; p++) {
+        err = xfer(c, t, n, p, tag, 0);
+        for (int i = 0; !err && i < n; i++)
+            r[i] &= t[i];
+    }
+    for (int p = 1; p < c->size && !err; p++)
+        err = xfer(c, r, n, p, tag, 1);
+    return err;
+}
+
+/* One round: vote, AND over the members (and the bridge), settle. The
+ * word after the vote tells the members the bridge failed at the root. */
+static int round_once(wmpi_comm *c, const wmpi_ctx_pending *me,
+                      const voting *how, int *pair)
+{
+    const wmpi_ctx_bridge *bridge = how->bridge;
+    uint64_t v[NWORDS + 2], r[NWORDS + 2];
+    int mine = wmpi_ctx_vote(me, v);
+    int err;
+
+    v[NWORDS + 1] = 0;
+    if (how->tag >= 0)
+        err = and_by_messages(c, v, r, NWORDS + 2, how->tag);
+    else
+        err = wmpi_allreduce(v, r, NWORDS + 2, &wmpi_dt_uint64, &wmpi_op_band, c);
+    if (!err && bridge) {
+        if (c->rank == bridge->root && bridge->fn(bridge->arg, r, NWORDS + 1))
+            r[NWORDS + 1] = 1;
+        err = wmpi_bcast(r, NWORDS + 2, &wmpi_dt_uint64, bridge->root, c);
+        if (!err && r[NWORDS + 1])
+            err = -ECONNABORTED;
+    }
+    if (err)
+        memset(r, 0, sizeof r);
+    *pair = wmpi_ctx_settle(mine, r, how->npairs);
+    return err;
+}
+
+static int alloc_with(wmpi_comm *c, const voting *how, uint64_t key,
+                      uint32_t *ctx)
+{
+    wmpi_ctx_pending me = { NULL, key };
+    int pair = -1, err = 0;
+
+    wmpi_ctx_pending_add(&me);
+    while (!err && pair == -1) {
+        err = round_once(c, &me, how, &pair);
+        if (!err && pair == -1)
+            weft_thread_yield();
+    }
+    wmpi_ctx_pending_remove(&me);
+    if (err)
+        return err;
+    if (pair < 0)
+        return pair;
+    *ctx = WMPI_CTX_FIRST + 2u * (uint32_t)pair;
+    return 0;
+}
+
+int wmpi_ctx_alloc(wmpi_comm *c, int npairs, const wmpi_ctx_bridge *bridge,
+                   uint32_t *ctx)
+{
+    voting how = { npairs, bridge, -1 };
+
+    return alloc_with(c, &how, (uint64_t)c->ctx << 32, ctx);
+}
+
+int wmpi_ctx_alloc_tagged(wmpi_comm *c, int tag, uint32_t *ctx)
+{
+    voting how = { 1, NULL, tag };
+
+    return alloc_with(c, &how, ((uint64_t)c->ctx << 32) | (uint32_t)tag, ctx);
+}
