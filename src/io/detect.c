@@ -135,6 +135,8 @@ int wf_io_poll_due(int64_t now, int how, int64_t *next)
 /* One round over every class with waiters (a spinning worker). */
 static int poll_all(void)
 {
+    if (wf_io_set_sleeper() == WF_IO_SLEEPER_SERVER)
+        wf_io_set_interrupt(); /* the server thread leaves the set to us */
     if (!wf_trylock(&wf_io_reg_lock))
         return 0;
     int prev = wf_io_set_idle_polling(1), woken = 0;
@@ -212,6 +214,8 @@ static int server_round(void *arg)
         wf_sched_wake_idle(); /* to take the set */
         return 0;
     }
+    if (worker_detects())
+        return 0; /* no sleeper beside a spinning worker */
     return wf_io_sleep_in_set(next, WF_IO_SLEEPER_SERVER) >= 0;
 }
 

@@ -190,14 +190,17 @@ static void let_server_threads_in(wf_worker *w)
     }
 }
 
-/* The running thread has now run through a tick: it no longer counts as
- * one that switches soon (wf_sched_self_runs_short), and the I/O server
- * may have to cover waits its worker's switches were detecting. */
+/* The running thread has run for a whole tick period (it started before
+ * the previous tick): it no longer counts as one that switches soon
+ * (wf_sched_self_runs_short), and the I/O server may have to cover waits
+ * its worker's switches were detecting. A thread that started just before
+ * this tick (a waiter about to park, say) is left alone. */
 static void ran_through_tick(wf_worker *w)
 {
-    if (!w->current)
+    wf_thread *cur = w->current;
+    if (!cur || w->ticks_seen - cur->enter_tick < 2)
         return;
-    w->current->runs_long = 1;
+    cur->runs_long = 1;
     wf_hooks_at_tick();
 }
 
