@@ -34,6 +34,7 @@ enum {
 
 struct weft_thread {
     wf_ctx ctx;               /* saved registers while not running */
+    void *san_fiber;          /* its ThreadSanitizer fiber (san.h); else NULL */
     wf_stack stack;           /* map == NULL for the main thread */
     struct weft_thread *rq_next; /* run queue link */
     uint64_t id;
@@ -78,6 +79,8 @@ typedef struct wf_worker {
     pthread_t pthread;
     wf_thread *current;       /* NULL while the idle loop runs */
     wf_ctx idle_ctx;          /* the idle loop's context */
+    void *idle_fiber;         /* ThreadSanitizer fibers (san.h); else NULL */
+    void *boot_fiber;
     wf_stack idle_stack;
     wf_ctx boot_ctx;          /* the kernel thread's own stack */
     void *boot_lo;            /* its bounds (for the sanitizers) */

@@ -151,6 +151,7 @@ void wf_switch(wf_worker *w, wf_thread *prev, wf_thread *next,
     void *fake_stack = NULL;
     int last = prev && prev->exiting;
     announce_stack(w, next, last ? NULL : &fake_stack);
+    wf_san_fiber_switch(next ? next->san_fiber : w->idle_fiber);
     wf_ctx_switch(from, to);
     wf_san_switch_finish(fake_stack);
     wf_run_post_switch(wf_worker_self());

@@ -149,6 +149,7 @@ wf_thread *wf_thread_new_main(void)
     thread_init(t, 1, NULL, WEFT_PRIO_DEFAULT); /* the main thread is always 1; others count from 2 */
     set_name(t, "main");
     t->flags = WF_T_MAIN;
+    t->san_fiber = wf_san_fiber_current(); /* runs on the caller's stack */
     return t;
 }
 
@@ -166,6 +167,8 @@ void wf_thread_free(wf_thread *t)
 static void reap(wf_thread *prev, void *arg)
 {
     (void)arg;
+    wf_san_fiber_destroy(prev->san_fiber);
+    prev->san_fiber = NULL;
     wf_lock(&prev->join_lock);
     prev->flags |= WF_T_FINISHED;
     wf_wait *joiner = prev->joiner;
@@ -250,6 +253,7 @@ int weft_thread_create(weft_thread_t *out, const weft_thread_attr *attr,
     t->fn = fn;
     t->arg = arg;
     t->flags = a->detached ? WF_T_DETACHED : 0;
+    t->san_fiber = wf_san_fiber_create();
     wf_ctx_make(&t->ctx, t->stack.lo, t->stack.size, thread_entry, t);
     __atomic_fetch_add(&wf_g.nthreads, 1, __ATOMIC_SEQ_CST);
     if (out)

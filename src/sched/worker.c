@@ -304,6 +304,7 @@ void wf_idle_loop(void *arg)
     while ((t = find_runnable(w)) != NULL)
         wf_switch(w, NULL, t, NULL, NULL);
     wf_san_switch_start(NULL, w->boot_lo, w->boot_size);
+    wf_san_fiber_switch(w->boot_fiber);
     wf_ctx_switch(&w->idle_ctx, &w->boot_ctx);
     wf_fatal("sched: idle loop resumed after shutdown");
 }
@@ -327,6 +328,7 @@ static int worker_prepare(wf_worker *w)
     prctl(PR_SET_TIMERSLACK, 1UL); /* precise futex/epoll timeouts when idle */
     wf_kernel_slice_apply(1);
     wf_kernel_stack_bounds(&w->boot_lo, &w->boot_size);
+    w->boot_fiber = wf_san_fiber_current();
     wf_worker_set_self(w);
     wf_topology_bind(w->index);
     int err = wf_altstack_setup(w);
@@ -344,6 +346,7 @@ static void *worker_main(void *arg)
     wf_timer_arm(w);
     void *fake_stack = NULL;
     wf_san_switch_start(&fake_stack, w->idle_stack.lo, w->idle_stack.size);
+    wf_san_fiber_switch(w->idle_fiber);
     wf_ctx_switch(&w->boot_ctx, &w->idle_ctx);
     wf_san_switch_finish(fake_stack);
     wf_timer_delete(w);
@@ -363,12 +366,14 @@ static wf_worker *worker_new(int index)
         return NULL;
     }
     wf_ctx_make(&w->idle_ctx, w->idle_stack.lo, w->idle_stack.size, wf_idle_loop, w);
+    w->idle_fiber = wf_san_fiber_create();
     return w;
 }
 
 static void worker_free(wf_worker *w)
 {
     wf_thread_cache_drain(w);
+    wf_san_fiber_destroy(w->idle_fiber);
     wf_stack_free(&w->idle_stack);
     free(w);
 }

@@ -57,10 +57,7 @@ endfunction()
 # for mpi_test_program(WRAPPED), as part of the default build.
 function(mpi_test_wrapped_program prog src wrapper compiler)
   set(bin ${CMAKE_CURRENT_BINARY_DIR}/wrapped)
-  set(san "")
-  if(WEFT_SANITIZE)
-    set(san -fsanitize=address,undefined) # the libraries need the runtime
-  endif()
+  set(san ${WEFT_SANITIZE_FLAGS}) # the libraries need the sanitizer's runtime
   file(GLOB headers ${CMAKE_CURRENT_SOURCE_DIR}/*.h)
   add_custom_command(OUTPUT ${bin}/${prog}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${bin}

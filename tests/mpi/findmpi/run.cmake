@@ -3,18 +3,15 @@
 # both with our mpirun on 2 ranks. With -DMPICXX=<mpicxx> the same for C++
 # (find_package(MPI COMPONENTS C CXX), and mpicxx directly).
 #   cmake -DSRC=... -DBIN=... -DMPICC=... -DMPIRUN=... -DGENERATOR=...
-#         [-DMPICXX=...] [-DSANITIZE=ON] -P run.cmake
-# With SANITIZE the hello programs are built with the sanitizers too (the
-# libraries need their runtime loaded first).
+#         [-DMPICXX=...] [-DSANITIZE_FLAGS=-fsanitize=...] -P run.cmake
+# With SANITIZE_FLAGS the hello programs are built with the sanitizer too
+# (the libraries need its runtime loaded first).
 foreach(v SRC BIN MPICC MPIRUN GENERATOR)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "run.cmake: -D${v}=... is required")
   endif()
 endforeach()
-set(san_flags "")
-if(SANITIZE)
-  set(san_flags "-fsanitize=address,undefined")
-endif()
+set(san_flags "${SANITIZE_FLAGS}")
 
 function(run what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
