@@ -32,38 +32,29 @@
 #include "util/cpu.h"
 #include "util/tuning.h"
 
-enum { LOCK_FREE = 0, LOCK_HELD = 1, LOCK_SLEEPERS = 2 };
-
 static int take_if_free(int *l)
 {
-    int free = LOCK_FREE;
-    return __atomic_compare_exchange_n(l, &free, LOCK_HELD, 0, __ATOMIC_ACQUIRE,
+    int free = WF_LOCK_FREE;
+    return __atomic_compare_exchange_n(l, &free, WF_LOCK_HELD, 0, __ATOMIC_ACQUIRE,
                                        __ATOMIC_RELAXED);
 }
 
 /* Spin while the holder is likely to release soon, then sleep. Whoever
  * finds the word free with its exchange owns the lock (still marked 2). */
-static void lock_contended(int *l)
+void wf_lock_contended(int *l)
 {
     for (int i = 0; i < WF_LOCK_SPINS; i++) {
-        if (__atomic_load_n(l, __ATOMIC_RELAXED) == LOCK_FREE && take_if_free(l))
+        if (__atomic_load_n(l, __ATOMIC_RELAXED) == WF_LOCK_FREE && take_if_free(l))
             return;
         wf_cpu_relax();
     }
-    while (__atomic_exchange_n(l, LOCK_SLEEPERS, __ATOMIC_ACQUIRE) != LOCK_FREE)
-        wf_futex_wait((uint32_t *)l, LOCK_SLEEPERS);
+    while (__atomic_exchange_n(l, WF_LOCK_SLEEPERS, __ATOMIC_ACQUIRE) != WF_LOCK_FREE)
+        wf_futex_wait((uint32_t *)l, WF_LOCK_SLEEPERS);
 }
 
-void wf_lock_acquire(int *l)
+void wf_lock_wake(int *l)
 {
-    if (!take_if_free(l))
-        lock_contended(l);
-}
-
-void wf_lock_release(int *l)
-{
-    if (__atomic_exchange_n(l, LOCK_FREE, __ATOMIC_RELEASE) == LOCK_SLEEPERS)
-        wf_futex_wake((uint32_t *)l, 1);
+    wf_futex_wake((uint32_t *)l, 1);
 }
 
 void wf_lock(int *l)

@@ -163,9 +163,24 @@ static inline void wf_rt_leave_w(wf_worker *w)
 
 
 /* wf_lock without entering a critical section, for code already inside
- * one (the run queues; lock.c). */
-void wf_lock_acquire(int *l);
-void wf_lock_release(int *l);
+ * one (the run queues; lock.c). Inline: a yield takes a run-queue lock. */
+enum { WF_LOCK_FREE = 0, WF_LOCK_HELD = 1, WF_LOCK_SLEEPERS = 2 };
+void wf_lock_contended(int *l);
+void wf_lock_wake(int *l);
+
+static inline void wf_lock_acquire(int *l)
+{
+    int free = WF_LOCK_FREE;
+    if (!__atomic_compare_exchange_n(l, &free, WF_LOCK_HELD, 0, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        wf_lock_contended(l);
+}
+
+static inline void wf_lock_release(int *l)
+{
+    if (__atomic_exchange_n(l, WF_LOCK_FREE, __ATOMIC_RELEASE) == WF_LOCK_SLEEPERS)
+        wf_lock_wake(l);
+}
 
 /* runq.c: callers are inside a critical section (or external threads). */
 void wf_runq_push(wf_worker *w, wf_thread *t, int at_head);
