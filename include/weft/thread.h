@@ -182,13 +182,15 @@ int weft_thread_get_priority(weft_thread_t t);
 typedef void (*weft_hook_fn)(weft_thread_t t, void *arg);
 
 /* Run fn(t, arg) every time `t` is given control, just before it runs
- * (ARIADNE's a_setschdf). fn == NULL removes the hook.
+ * (ARIADNE's a_setschdf). fn == NULL removes the hook. Changed while `t`
+ * is being switched in, the old function may run once with the new
+ * argument: set a hook before `t` runs or from `t` itself.
  * Errors: WEFT_EINVAL (t NULL). Context: any but signal. Blocks: no. */
 int weft_thread_set_pre_hook(weft_thread_t t, weft_hook_fn fn, void *arg);
 
 /* Run fn(t, arg) every time `t` gives up control (yields, blocks, is
  * preempted or finishes), right after it stops running (ARIADNE's
- * a_setdschdf). fn == NULL removes the hook.
+ * a_setdschdf). fn == NULL removes the hook; changes as for the pre-hook.
  * Errors: WEFT_EINVAL (t NULL). Context: any but signal. Blocks: no. */
 int weft_thread_set_post_hook(weft_thread_t t, weft_hook_fn fn, void *arg);
 

@@ -110,7 +110,7 @@ static int start_runtime(int nworkers)
     wf_g.main_stack_size = w0->boot_size;
     wf_g.main_thread->last_worker = 0;
     wf_g.main_thread->bound_worker = 0;
-    w0->current = wf_g.main_thread;
+    wf_set_running(w0, wf_g.main_thread);
     w0->ticks_left = wf_slice_ticks(WEFT_PRIO_DEFAULT);
     return 0;
 }
@@ -223,13 +223,13 @@ int weft_sched_get_stats(weft_sched_stats *st)
         return WEFT_EINVAL;
     memset(st, 0, sizeof *st);
     for (int i = 0; i < wf_g.nworkers; i++) {
-        const weft_sched_stats *s = &wf_g.workers[i]->stats;
-        st->switches += s->switches;
-        st->preemptions += s->preemptions;
-        st->deferred += s->deferred;
-        st->steals += s->steals;
-        st->idle_sleeps += s->idle_sleeps;
-        st->server_yields += s->server_yields;
+        weft_sched_stats *s = &wf_g.workers[i]->stats;
+        st->switches += __atomic_load_n(&s->switches, __ATOMIC_RELAXED);
+        st->preemptions += __atomic_load_n(&s->preemptions, __ATOMIC_RELAXED);
+        st->deferred += __atomic_load_n(&s->deferred, __ATOMIC_RELAXED);
+        st->steals += __atomic_load_n(&s->steals, __ATOMIC_RELAXED);
+        st->idle_sleeps += __atomic_load_n(&s->idle_sleeps, __ATOMIC_RELAXED);
+        st->server_yields += __atomic_load_n(&s->server_yields, __ATOMIC_RELAXED);
     }
     return 0;
 }

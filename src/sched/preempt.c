@@ -21,7 +21,8 @@
  *     (maybe on another worker) the handler returns and sigreturn restores
  *     every register. SA_NODEFER keeps the signal unblocked for the thread
  *     that runs next; no signal mask is touched anywhere.
- * errno is saved and restored around the handler. SA_RESTART restarts the
+ * errno is saved and restored around the handler (on the kernel thread
+ * it returns on). SA_RESTART restarts the
  * system calls the tick interrupts (read, write, futex waits...).
  *
  * Letting the server threads in. The I/O server's thread, woken by a
@@ -45,6 +46,7 @@
 #include <sys/syscall.h>
 #include <ucontext.h>
 
+#include "sched/san.h"
 #include "sched/sched_internal.h"
 #include "util/tuning.h"
 
@@ -69,17 +71,18 @@ static void recompute_tick(void)
         if (q > 0 && q < tick)
             tick = q;
     }
-    wf_g.tick_ns = tick;
+    __atomic_store_n(&wf_g.tick_ns, tick, __ATOMIC_RELAXED);
     for (int p = 0; p < WEFT_NUM_PRIOS; p++)
-        wf_g.slice_ticks[p] = wf_slice_ticks(p);
+        __atomic_store_n(&wf_g.slice_ticks[p], wf_slice_ticks(p), __ATOMIC_RELAXED);
 }
 
 int wf_slice_ticks(int prio)
 {
     int64_t q = level_quantum(prio);
-    if (q == 0 || wf_g.tick_ns == 0)
+    int64_t tick = wf_tick_ns();
+    if (q == 0 || tick == 0)
         return 0;
-    int64_t n = (q + wf_g.tick_ns / 2) / wf_g.tick_ns;
+    int64_t n = (q + tick / 2) / tick;
     return n < 1 ? 1 : (int)n;
 }
 
@@ -117,17 +120,18 @@ static int best_remote_level(wf_worker *w)
 static int preempting_level(wf_worker *w, wf_thread *cur, int kicked)
 {
     int best_local = wf_runq_best_prio(w);
-    int others = __atomic_load_n(&wf_g.nready, __ATOMIC_RELAXED) > w->rq.len;
+    int others = __atomic_load_n(&wf_g.nready, __ATOMIC_RELAXED) >
+                 __atomic_load_n(&w->rq.len, __ATOMIC_RELAXED);
     if (best_local > cur->prio || (kicked && others) ||
         (others && best_remote_level(w) > cur->prio))
         return cur->prio + 1;
-    if (!wf_g.prio_sliced[cur->prio] || wf_g.tick_ns == 0)
+    if (!wf_g.prio_sliced[cur->prio] || wf_tick_ns() == 0)
         return -1;
     if (--w->ticks_left > 0)
         return -1;
     if (best_local >= cur->prio || others)
         return cur->prio;
-    w->ticks_left = wf_g.slice_ticks[cur->prio]; /* alone: a new slice */
+    w->ticks_left = wf_slice_ticks_of(cur->prio); /* alone: a new slice */
     return -1;
 }
 
@@ -152,12 +156,24 @@ static void switch_from_handler(wf_worker *w, int min_prio)
 static void defer(wf_worker *w)
 {
     w->preempt_pending = 1;
-    w->stats.deferred++;
-    if (wf_g.tick_ns == 0) {
+    WF_STAT_INC(w->stats.deferred);
+    if (wf_tick_ns() == 0) {
         struct itimerspec its = { { 0, 0 }, { 0, WF_DEFER_RETRY_NS } };
         timer_settime(w->timer, 0, &its, NULL);
     }
 }
+
+/* Whether a tick may switch threads from inside the handler. Under
+ * ThreadSanitizer it may not: TSan runs a handler at its own next
+ * interception point with the context saved where the signal landed, so
+ * neither the interrupted PC nor in_rt says where the thread really is.
+ * Ticks then only mark a preemption pending, taken at the next runtime
+ * exit; a loop that never enters the runtime keeps its CPU. */
+#ifdef WF_SAN_THREAD
+#define SWITCH_IN_HANDLER 0
+#else
+#define SWITCH_IN_HANDLER 1
+#endif
 
 static void handle_tick(wf_worker *w, void *uctx)
 {
@@ -168,7 +184,8 @@ static void handle_tick(wf_worker *w, void *uctx)
     int level = preempting_level(w, cur, kicked);
     if (level < 0)
         return;
-    if (w->in_rt || w->in_handler > 1 || !wf_safepc_allows(interrupted_pc(uctx)))
+    if (!SWITCH_IN_HANDLER || w->in_rt || w->in_handler > 1 ||
+        !wf_safepc_allows(interrupted_pc(uctx)))
         defer(w);
     else
         switch_from_handler(w, level);
@@ -186,7 +203,7 @@ static void let_server_threads_in(wf_worker *w)
     if (w->current && __atomic_load_n(&wf_g.server_waits, __ATOMIC_RELAXED) > 0 &&
         wf_tuning_on(WF_H_TICK_YIELD)) {
         syscall(SYS_sched_yield);
-        w->stats.server_yields++;
+        WF_STAT_INC(w->stats.server_yields);
     }
 }
 
@@ -202,6 +219,14 @@ static void ran_through_tick(wf_worker *w)
         return;
     cur->runs_long = 1;
     wf_hooks_at_tick();
+}
+
+/* errno belongs to the kernel thread, and the handler may return on
+ * another one: the store must look its address up again, which the
+ * compiler, told errno's address never changes, would not do inline. */
+static __attribute__((noinline)) void restore_errno(int saved)
+{
+    errno = saved;
 }
 
 static void on_tick(int sig, siginfo_t *si, void *uctx)
@@ -222,7 +247,7 @@ static void on_tick(int sig, siginfo_t *si, void *uctx)
         }
         wf_worker_self()->in_handler--; /* maybe another worker by now */
     }
-    errno = saved_errno;
+    restore_errno(saved_errno);
 }
 
 int wf_preempt_install(void)
@@ -271,7 +296,7 @@ static void set_timer(wf_worker *w, int64_t period_ns)
 void wf_timer_arm(wf_worker *w)
 {
     wf_lock(&w->timer_lock);
-    set_timer(w, wf_g.tick_ns);
+    set_timer(w, wf_tick_ns());
     wf_unlock(&w->timer_lock);
 }
 
@@ -297,7 +322,7 @@ void wf_preempt_rearm_all(void)
         wf_worker *w = wf_g.workers[i];
         wf_lock(&w->timer_lock);
         if (w->timer_armed || !__atomic_load_n(&w->sleep_word, __ATOMIC_ACQUIRE))
-            set_timer(w, wf_g.tick_ns);
+            set_timer(w, wf_tick_ns());
         wf_unlock(&w->timer_lock);
     }
 }
@@ -310,10 +335,10 @@ void wf_preempt_kick_for(wf_worker *target, int prio)
 {
     for (int i = 0; i < wf_g.nworkers; i++) {
         wf_worker *w = wf_g.workers[(target->index + i) % wf_g.nworkers];
-        wf_thread *cur = __atomic_load_n(&w->current, __ATOMIC_RELAXED);
-        if (!cur)
+        int running = __atomic_load_n(&w->running_prio, __ATOMIC_RELAXED);
+        if (running < 0)
             return; /* an idle worker will pick it up */
-        if (cur->prio < prio) {
+        if (running < prio) {
             if (w == wf_worker_self()) {
                 w->preempt_pending = 1; /* taken when we leave the runtime */
                 return;

@@ -27,6 +27,14 @@
  */
 #include "sched/sched_internal.h"
 
+/* mask and len change under the queue's lock but are peeked at without it
+ * (idle workers, the tick handler): stored atomically. */
+static void set_counts(wf_runq *q, unsigned mask, int len)
+{
+    __atomic_store_n(&q->mask, mask, __ATOMIC_RELAXED);
+    __atomic_store_n(&q->len, len, __ATOMIC_RELAXED);
+}
+
 static void list_append(wf_runq *q, wf_thread *t, int p)
 {
     t->rq_next = NULL;
@@ -35,8 +43,7 @@ static void list_append(wf_runq *q, wf_thread *t, int p)
     else
         q->head[p] = t;
     q->tail[p] = t;
-    q->mask |= 1u << p;
-    q->len++;
+    set_counts(q, q->mask | 1u << p, q->len + 1);
 }
 
 /* Unlink the first thread of level p (skipping bound ones for thieves). */
@@ -55,9 +62,7 @@ static wf_thread *list_take(wf_runq *q, int p, int skip_bound)
         q->head[p] = t->rq_next;
     if (q->tail[p] == t)
         q->tail[p] = prev;
-    if (!q->head[p])
-        q->mask &= ~(1u << p);
-    q->len--;
+    set_counts(q, q->head[p] ? q->mask : q->mask & ~(1u << p), q->len - 1);
     t->rq_next = NULL;
     return t;
 }
@@ -73,8 +78,7 @@ static void list_prepend(wf_runq *q, wf_thread *t, int p)
     q->head[p] = t;
     if (!q->tail[p])
         q->tail[p] = t;
-    q->mask |= 1u << p;
-    q->len++;
+    set_counts(q, q->mask | 1u << p, q->len + 1);
 }
 
 void wf_runq_push(wf_worker *w, wf_thread *t, int at_head)
@@ -162,7 +166,7 @@ wf_thread *wf_runq_steal(wf_worker *thief, int min_prio)
             continue;
         wf_thread *t = take_best(victim, min_prio, 1);
         if (t) {
-            thief->stats.steals++;
+            WF_STAT_INC(thief->stats.steals);
             return t;
         }
     }

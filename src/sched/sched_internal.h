@@ -77,7 +77,10 @@ typedef struct wf_worker {
     int index;
     pid_t tid;
     pthread_t pthread;
-    wf_thread *current;       /* NULL while the idle loop runs */
+    wf_thread *current;       /* NULL while the idle loop runs; atomic */
+    int running_prio;         /* atomic: current's level, -1 idle; what
+                                 other workers read instead of current,
+                                 which may finish and be freed meanwhile */
     wf_ctx idle_ctx;          /* the idle loop's context */
     void *idle_fiber;         /* ThreadSanitizer fibers (san.h); else NULL */
     void *boot_fiber;
@@ -100,6 +103,7 @@ typedef struct wf_worker {
     int rq_lock;
     wf_runq rq;
     uint32_t sleep_word;      /* 0 awake, 1 on its futex, 2 in the poller */
+    uint32_t started;         /* atomic: its kernel thread is ready (worker.c) */
     int timer_lock;
     int timer_armed;
     timer_t timer;
@@ -135,6 +139,37 @@ typedef struct wf_sched {
 } wf_sched;
 
 extern wf_sched wf_g;
+
+/* Per-worker counters: written by their worker only, read by
+ * weft_sched_get_stats from anywhere, so relaxed atomics (plain moves). */
+#define WF_STAT_INC(field) \
+    __atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + 1, \
+                     __ATOMIC_RELAXED)
+
+/* The tick period and the ticks per slice of each level change when the
+ * program sets a quantum (preempt.c), while workers and handlers read
+ * them: relaxed atomics, each value valid on its own. */
+static inline int64_t wf_tick_ns(void)
+{
+    return __atomic_load_n(&wf_g.tick_ns, __ATOMIC_RELAXED);
+}
+
+static inline int wf_slice_ticks_of(int prio)
+{
+    return __atomic_load_n(&wf_g.slice_ticks[prio], __ATOMIC_RELAXED);
+}
+
+static inline void wf_set_running(wf_worker *w, wf_thread *t)
+{
+    __atomic_store_n(&w->current, t, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->running_prio, t ? t->prio : -1, __ATOMIC_RELAXED);
+}
+
+/* Threads outside the runtime (the I/O server's, the timer service's)
+ * that touch the workers hold them, so that weft_fini does not free them
+ * meanwhile (worker.c). hold returns 0 if the workers are gone. */
+int wf_workers_hold(void);
+void wf_workers_release(void);
 
 /* The worker running the caller, NULL on an external thread. Never cached
  * by the compiler across calls (a ULT may resume on another worker). */

@@ -64,7 +64,7 @@ wf_thread *wf_self(void)
 int wf_sched_self_runs_short(void)
 {
     wf_worker *w = wf_worker_self();
-    return w && w->current && wf_g.tick_ns > 0 && !w->current->runs_long &&
+    return w && w->current && wf_tick_ns() > 0 && !w->current->runs_long &&
            wf_tuning_on(WF_H_SHORT_RUNS);
 }
 
@@ -105,8 +105,9 @@ void wf_run_post_switch(wf_worker *w)
     w->post_fn = NULL;
     w->post_prev = NULL;
     w->post_arg = NULL;
-    if (prev && prev->post_hook)
-        prev->post_hook(prev, prev->post_arg);
+    weft_hook_fn post_hook = prev ? __atomic_load_n(&prev->post_hook, __ATOMIC_ACQUIRE) : NULL;
+    if (post_hook)
+        post_hook(prev, __atomic_load_n(&prev->post_arg, __ATOMIC_ACQUIRE));
     if (fn)
         fn(prev, arg);
     wf_hooks_at_switch();
@@ -114,12 +115,13 @@ void wf_run_post_switch(wf_worker *w)
 
 static wf_ctx *enter_thread(wf_worker *w, wf_thread *next)
 {
-    if (next->pre_hook)
-        next->pre_hook(next, next->pre_arg);
+    weft_hook_fn pre_hook = __atomic_load_n(&next->pre_hook, __ATOMIC_ACQUIRE);
+    if (pre_hook)
+        pre_hook(next, __atomic_load_n(&next->pre_arg, __ATOMIC_ACQUIRE));
     next->last_worker = w->index;
     next->enter_tick = w->ticks_seen;
     w->preempt_pending = 0; /* a new slice starts */
-    w->ticks_left = wf_g.slice_ticks[next->prio];
+    w->ticks_left = wf_slice_ticks_of(next->prio);
     return &next->ctx;
 }
 
@@ -142,12 +144,12 @@ void wf_switch(wf_worker *w, wf_thread *prev, wf_thread *next,
     w->post_arg = arg;
     if (prev)
         prev->runs_long = w->ticks_seen != prev->enter_tick;
-    wf_ctx *from = prev ? &prev->ctx : &w->idle_ctx;
-    wf_ctx *to = next ? enter_thread(w, next) : &w->idle_ctx;
     while (next && __atomic_load_n(&next->switching, __ATOMIC_ACQUIRE))
         wf_cpu_relax(); /* stolen in the middle of a swap-yield */
-    w->current = next;
-    w->stats.switches++;
+    wf_ctx *from = prev ? &prev->ctx : &w->idle_ctx;
+    wf_ctx *to = next ? enter_thread(w, next) : &w->idle_ctx;
+    wf_set_running(w, next);
+    WF_STAT_INC(w->stats.switches);
     void *fake_stack = NULL;
     int last = prev && prev->exiting;
     announce_stack(w, next, last ? NULL : &fake_stack);
@@ -173,6 +175,7 @@ void wf_make_runnable(wf_thread *t, int urgent)
 void wf_make_runnable_at(wf_thread *t, int urgent, int at_head)
 {
     wf_worker *self = wf_worker_self();
+    int held = !self && wf_workers_hold(); /* t waits: the workers are there */
     if (self)
         wf_rt_enter_w(self);
     wf_worker *target = t->bound_worker >= 0 ? wf_g.workers[t->bound_worker]
@@ -182,11 +185,13 @@ void wf_make_runnable_at(wf_thread *t, int urgent, int at_head)
     int qp = t->queue_prio, stealable = t->bound_worker < 0;
     wf_runq_push(target, t, at_head); /* t may run elsewhere from here on */
     wf_worker_notify(target, stealable);
-    wf_thread *running = __atomic_load_n(&target->current, __ATOMIC_RELAXED);
-    if (urgent || (running && running->prio < qp))
+    int running = __atomic_load_n(&target->running_prio, __ATOMIC_RELAXED);
+    if (urgent || (running >= 0 && running < qp))
         wf_preempt_kick_for(target, qp);
     if (self)
         wf_rt_leave_w(self);
+    if (held)
+        wf_workers_release();
 }
 
 void wf_requeue_prev(wf_thread *prev, void *arg)
@@ -213,7 +218,8 @@ static wf_thread *pick_after_preemption(wf_worker *w, int min_prio)
 {
     wf_thread *t = NULL;
     w->steal_first = !w->steal_first;
-    if (w->steal_first && __atomic_load_n(&wf_g.nready, __ATOMIC_RELAXED) > w->rq.len)
+    if (w->steal_first && __atomic_load_n(&wf_g.nready, __ATOMIC_RELAXED) >
+                              __atomic_load_n(&w->rq.len, __ATOMIC_RELAXED))
         t = wf_runq_steal(w, min_prio);
     return t ? t : wf_pick_next(w, min_prio);
 }
@@ -253,11 +259,11 @@ void wf_yield_in_rt(wf_worker *w, int min_prio, int preempted)
     wf_thread *next = preempted ? pick_after_preemption(w, min_prio)
                                 : wf_pick_next(w, min_prio);
     if (!next) {
-        w->ticks_left = wf_g.slice_ticks[self->prio];
+        w->ticks_left = wf_slice_ticks_of(self->prio);
         return;
     }
     if (preempted)
-        w->stats.preemptions++;
+        WF_STAT_INC(w->stats.preemptions);
     int by_priority = preempted && next->prio > self->prio;
     wf_switch(w, self, next, by_priority ? requeue_prev_at_head : wf_requeue_prev, NULL);
 }

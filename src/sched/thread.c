@@ -352,6 +352,9 @@ int weft_thread_set_priority(weft_thread_t t, int prio)
         return WEFT_EINVAL;
     int lowered = prio < t->prio;
     t->prio = prio;
+    wf_worker *w = wf_worker_self();
+    if (w && t == w->current)
+        __atomic_store_n(&w->running_prio, prio, __ATOMIC_RELAXED);
     if (t == wf_self() && lowered)
         weft_thread_yield();
     return 0;
@@ -366,8 +369,9 @@ int weft_thread_set_pre_hook(weft_thread_t t, weft_hook_fn fn, void *arg)
 {
     if (!t)
         return WEFT_EINVAL;
-    t->pre_arg = arg;
-    t->pre_hook = fn;
+    __atomic_store_n(&t->pre_hook, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->pre_arg, arg, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->pre_hook, fn, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -375,8 +379,9 @@ int weft_thread_set_post_hook(weft_thread_t t, weft_hook_fn fn, void *arg)
 {
     if (!t)
         return WEFT_EINVAL;
-    t->post_arg = arg;
-    t->post_hook = fn;
+    __atomic_store_n(&t->post_hook, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->post_arg, arg, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->post_hook, fn, __ATOMIC_RELEASE);
     return 0;
 }
 

@@ -71,6 +71,8 @@ enum { AWAKE = 0, IN_FUTEX = 1, IN_POLL = 2 };
 static const wf_sched_poller *poller; /* atomic: the I/O server's entry */
 static int spinner = -1;              /* atomic: the worker that spins, or -1 */
 static int cpus_shared;               /* atomic: weft_set_cpus_shared */
+static int workers_open;              /* atomic: wf_workers_hold succeeds */
+static int walkers;                   /* atomic: holds in progress */
 static struct {
     int64_t ns;    /* atomic: the spin budget */
     wf_sanr rule;
@@ -154,12 +156,37 @@ void wf_worker_notify(wf_worker *target, int stealable)
             return;
 }
 
+int wf_workers_hold(void)
+{
+    __atomic_fetch_add(&walkers, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&workers_open, __ATOMIC_SEQ_CST))
+        return 1;
+    __atomic_fetch_sub(&walkers, 1, __ATOMIC_SEQ_CST);
+    return 0;
+}
+
+void wf_workers_release(void)
+{
+    __atomic_fetch_sub(&walkers, 1, __ATOMIC_RELEASE);
+}
+
+/* Called by weft_fini before the workers go: waits out the walks. */
+static void close_workers(void)
+{
+    __atomic_store_n(&workers_open, 0, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&walkers, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+
 int wf_sched_wake_idle(void)
 {
-    for (int i = 0; i < wf_g.nworkers; i++)
-        if (wake_if_sleeping(wf_g.workers[i]))
-            return 1;
-    return 0;
+    if (!wf_workers_hold())
+        return 0;
+    int woke = 0;
+    for (int i = 0; i < wf_g.nworkers && !woke; i++)
+        woke = wake_if_sleeping(wf_g.workers[i]);
+    wf_workers_release();
+    return woke;
 }
 
 /* ----------------------------------------------------- the idle policy */
@@ -260,7 +287,7 @@ static void sleep_until_event(wf_worker *w)
     __atomic_store_n(&w->sleep_word, IN_POLL, __ATOMIC_SEQ_CST);
     int64_t deadline = wf_hooks_idle_deadline();
     if (!work_visible(w) && !shutting_down() && (deadline < 0 || deadline > now_ns())) {
-        w->stats.idle_sleeps++;
+        WF_STAT_INC(w->stats.idle_sleeps);
         if (!p || wf_sched_spinning() || p->poll(deadline) < 0)
             futex_sleep(w, deadline);
     }
@@ -344,6 +371,8 @@ static void *worker_main(void *arg)
         wf_fatal("sched: worker %d could not start", w->index);
     w->in_rt = 1;
     wf_timer_arm(w);
+    __atomic_store_n(&w->started, 1, __ATOMIC_RELEASE);
+    wf_futex_wake(&w->started, 1);
     void *fake_stack = NULL;
     wf_san_switch_start(&fake_stack, w->idle_stack.lo, w->idle_stack.size);
     wf_san_fiber_switch(w->idle_fiber);
@@ -402,6 +431,12 @@ int wf_workers_start(int nworkers)
     for (int i = 1; i < nworkers; i++)
         if (pthread_create(&wf_g.workers[i]->pthread, NULL, worker_main, wf_g.workers[i]))
             wf_fatal("sched: cannot start worker %d (pthread_create failed)", i);
+    /* Until its timer exists, a worker cannot take weft_set_quantum's
+     * re-arm nor a kick (both use its timer and tid). */
+    for (int i = 1; i < nworkers; i++)
+        while (!__atomic_load_n(&wf_g.workers[i]->started, __ATOMIC_ACQUIRE))
+            wf_futex_wait(&wf_g.workers[i]->started, 0);
+    __atomic_store_n(&workers_open, 1, __ATOMIC_SEQ_CST);
     return 0;
 fail:
     err = WEFT_ENOMEM;
@@ -419,6 +454,7 @@ fail_err:
 void wf_workers_stop(void)
 {
     wf_worker *w0 = wf_g.workers[0];
+    close_workers();
     wf_timer_disarm(w0);
     __atomic_store_n(&wf_g.shutdown, 1, __ATOMIC_SEQ_CST);
     for (int i = 1; i < wf_g.nworkers; i++)
