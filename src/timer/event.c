@@ -116,7 +116,7 @@ static int enqueue(struct weft_event *e)
         r = WEFT_ENOMEM;
     }
     if (r >= 0)
-        q->nevents++;
+        __atomic_store_n(&q->nevents, q->nevents + 1, __ATOMIC_RELAXED);
     wf_unlock(&q->lock);
     return r;
 }
@@ -149,13 +149,15 @@ int weft_event_at(weft_event_t *out, int64_t when, const weft_event_attr *attr,
     struct weft_event *e = event_new(when, a, fn, arg, out != NULL);
     if (!e)
         return WEFT_ENOMEM;
+    int queue = e->node.queue; /* once queued, e may fire and be freed */
+    int64_t deadline = e->node.deadline;
     int r = enqueue(e);
     if (r < 0) {
         free(e);
         return r;
     }
     if (r == 1)
-        wf_timer_poke(e->node.queue, e->node.deadline);
+        wf_timer_poke(queue, deadline);
     if (out)
         *out = e;
     return 0;
@@ -184,7 +186,7 @@ static void unqueue_locked(wf_tqueue *q, struct weft_event *e)
 {
     wf_tq_remove_locked(q, &e->node);
     wf_argmap_del(&q->args, e);
-    q->nevents--;
+    __atomic_store_n(&q->nevents, q->nevents - 1, __ATOMIC_RELAXED);
     set_state(e, EV_CANCELLED);
 }
 
@@ -239,7 +241,7 @@ void wf_event_claim(wf_tnode *n)
     struct weft_event *e = event_of(n);
     wf_tqueue *q = &wf_tq[n->queue];
     wf_argmap_del(&q->args, e);
-    q->nevents--;
+    __atomic_store_n(&q->nevents, q->nevents - 1, __ATOMIC_RELAXED);
     set_state(e, EV_QUEUED);
 }
 
