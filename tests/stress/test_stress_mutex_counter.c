@@ -39,7 +39,7 @@ static void test_counter_is_exact(void **state)
 {
     static weft_thread_t t[NTHREADS];
     (void)state;
-    increments = NINCR / scale_from_env();
+    increments = WT_ROUNDS(NINCR) / scale_from_env();
     assert_int_equal(weft_set_quantum(100000), 0);
     for (int i = 0; i < NTHREADS; i++)
         assert_int_equal(weft_thread_create(&t[i], NULL, hammer, NULL), 0);

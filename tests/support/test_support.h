@@ -19,7 +19,39 @@ int wt_one_worker_setup(void **state);
 /* Monotonic time in nanoseconds. */
 int64_t wt_now_ns(void);
 
-/* Time tolerances are widened when WEFT_SLOW_TESTS or CI is set. */
+/* Time tolerances are widened when WEFT_SLOW_TESTS or CI is set, and
+ * again under ThreadSanitizer. */
 int64_t wt_tolerance(int64_t ns);
+
+/* Whether this build runs under ThreadSanitizer. */
+#if defined(__SANITIZE_THREAD__)
+#define WT_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WT_TSAN 1
+#endif
+#endif
+#ifndef WT_TSAN
+#define WT_TSAN 0
+#endif
+
+/* Skip the calling test case under ThreadSanitizer, which runs signal
+ * handlers only at its own interception points: there a tick cannot
+ * preempt a loop that never enters the runtime, and a signal sent to a
+ * busy worker waits for that worker's next intercepted call. Tests that
+ * depend on either call this first. */
+#define WT_SKIP_UNDER_TSAN()                                                  \
+    do {                                                                      \
+        if (WT_TSAN) {                                                        \
+            print_message("skipped: needs asynchronous signal delivery, "     \
+                          "which ThreadSanitizer defers\n");                  \
+            skip();                                                           \
+        }                                                                     \
+    } while (0)
+
+/* An iteration count for a race hunt: `n`, or n / 20 under
+ * ThreadSanitizer, whose instrumented atomics and fibers make each round
+ * tens of times slower (and which finds a race in far fewer rounds). */
+#define WT_ROUNDS(n) (WT_TSAN ? ((n) / 20 > 0 ? (n) / 20 : 1) : (n))
 
 #endif

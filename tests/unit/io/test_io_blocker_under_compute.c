@@ -93,6 +93,7 @@ static int setup(void **state)
 static void test_blocker_preempts_compute(void **state)
 {
     (void)state;
+    WT_SKIP_UNDER_TSAN();
     assert_int_equal(pipe(pfd), 0);
     weft_io_params p = { .name = "pipe", .poll = poll_pipe, .block = block_pipe,
                           .group = group };

@@ -97,6 +97,7 @@ static int setup(void **state)
 static void test_event_preempts_a_thread_that_ran_short(void **state)
 {
     (void)state;
+    WT_SKIP_UNDER_TSAN();
     weft_thread_t c, p, w;
     pthread_t a;
     void *rc;

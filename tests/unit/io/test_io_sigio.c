@@ -81,6 +81,7 @@ static int teardown(void **state)
 static void test_sigio_wakes_waiter(void **state)
 {
     (void)state;
+    WT_SKIP_UNDER_TSAN();
     weft_io_t fdh = wf_io_fd_handle();
     weft_io_stats before, after;
     assert_int_equal(weft_io_get_stats(fdh, &before), 0);

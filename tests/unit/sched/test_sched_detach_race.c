@@ -41,7 +41,7 @@ static void wait_returned(void)
 static void a_detach_racing_the_finish_still_releases_the_thread(void **state)
 {
     (void)state;
-    for (int i = 0; i < ROUNDS; i++) {
+    for (int i = 0; i < WT_ROUNDS(ROUNDS); i++) {
         weft_thread_t t;
         atomic_store(&returned, 0);
         assert_int_equal(weft_thread_create(&t, NULL, return_at_once, NULL), 0);

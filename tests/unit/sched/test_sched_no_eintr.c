@@ -138,6 +138,7 @@ static void read_once(void)
 static void test_read_not_interrupted(void **state)
 {
     (void)state;
+    WT_SKIP_UNDER_TSAN();
     for (int i = 0; i < ROUNDS; i++)
         read_once();
 }
@@ -223,6 +224,7 @@ static void write_once(void)
 static void test_write_not_interrupted(void **state)
 {
     (void)state;
+    WT_SKIP_UNDER_TSAN();
     for (int i = 0; i < ROUNDS; i++)
         write_once();
 }
@@ -266,6 +268,7 @@ static void check_sleep(const char *what, const struct sleep_call *c)
 static void test_sleep_not_interrupted(void **state)
 {
     (void)state;
+    WT_SKIP_UNDER_TSAN();
     struct sleep_call c[2] = {{0}};
     weft_thread_t s;
 

@@ -145,6 +145,7 @@ static int setup(void **state)
 static void test_busy_threads_all_progress(void **state)
 {
     (void)state;
+    WT_SKIP_UNDER_TSAN();
     weft_thread_t rec, ts[MAX_BUSY];
     struct record_result res = {0, -1, 0, 0};
     weft_sched_stats st;
@@ -251,6 +252,7 @@ static uint64_t woken_main_round(void)
 static void test_woken_main_not_starved(void **state)
 {
     (void)state;
+    WT_SKIP_UNDER_TSAN();
     const uint64_t bound = (uint64_t)WAKE_BOUND * (uint64_t)busy_count(8);
 
     nbusy = busy_count(8);

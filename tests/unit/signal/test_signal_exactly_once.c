@@ -162,12 +162,14 @@ static void run(int sig, int mode)
 static void test_exactly_once_wake_all(void **state)
 {
     (void)state;
+    WT_SKIP_UNDER_TSAN();
     run(SIGUSR1, WEFT_SIG_WAKE_ALL);
 }
 
 static void test_exactly_once_wake_one(void **state)
 {
     (void)state;
+    WT_SKIP_UNDER_TSAN();
     run(SIGUSR2, WEFT_SIG_WAKE_ONE);
 }
 

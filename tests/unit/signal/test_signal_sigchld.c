@@ -63,6 +63,7 @@ static void *reaper(void *arg)
 static void test_sigchld_activated_reaper(void **state)
 {
     (void)state;
+    WT_SKIP_UNDER_TSAN();
     weft_thread_t r;
     assert_int_equal(weft_sig_set_mode(SIGCHLD, WEFT_SIG_WAKE_ONE), 0);
     assert_int_equal(weft_sig_set(SIGCHLD), 0);

@@ -65,6 +65,7 @@ static int setup(void **state)
 static void test_holder_is_never_switched_out(void **state)
 {
     (void)state;
+    WT_SKIP_UNDER_TSAN();
     weft_thread_t counter;
     atomic_store(&stop, 0);
     atomic_store(&counted, 0);
