@@ -35,7 +35,7 @@
  *   switches_per_op context switches (weft_sched_get_stats) per buffer;
  *   posted_pct      (continuation) share of give-backs run by a holder;
  *   lock_held_pct   share of the run the driver held the lock (contended).
- * Goal (issue 3): under contention, continuations give at least twice the
+ * Goal: under contention, continuations give at least twice the
  * throughput of blocking: blocking/continuation <= 1/2 (PASS/MISS line).
  *
  * Output: a table, the goal line, `result:` lines, a CSV

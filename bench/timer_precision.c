@@ -12,11 +12,11 @@
  *
  * Samples: 1000 sleeps of 1 ms and 100 of 10 ms per case and variant
  * (--quick: 50 and 10), so that the 24 measurements fit in ~25 s; the
- * issue's 2,000 of each is TIMER_PRECISION_SLEEPS=2000 (~5 minutes). Each
+ * full 2,000 of each is TIMER_PRECISION_SLEEPS=2000 (~5 minutes). Each
  * measurement runs in its own child process (--case variant:d:load), so
  * every Weft run starts a fresh runtime and the loads never overlap.
  *
- * Goals (issue 3): with 10 compute threads, weft_sleep's median offset
+ * Goals: with 10 compute threads, weft_sleep's median offset
  * <= 20 us and p99 <= 100 us (PASS/MISS lines, 1 ms and 10 ms). The paper:
  * 30 us average, 200 us worst, with no load; Unix timers ~10 ms.
  * On a 2-vCPU VM shared with other work the tails move from run to run;
@@ -131,7 +131,7 @@ static void compare_line(const bench_table *t, int dur, const char *load)
 
 static void print_goals(bench_table tables[NDURS])
 {
-    printf("\ngoals (issue 3: 10 compute threads in the process):\n");
+    printf("\ngoals (10 compute threads in the process):\n");
     for (int d = 0; d < NDURS; d++) {
         goal_line(&tables[d], durations[d], "offset_median", GOAL_MEDIAN_US);
         goal_line(&tables[d], durations[d], "offset_p99", GOAL_P99_US);

@@ -33,7 +33,7 @@
  * someone else: in wall time the same run's medians moved 2-4x between
  * runs under load, in CPU time ~10 %.
  *
- * Goal (issue 3): at 1 M pending, insert and cancel cost no more than 2x
+ * Goal: at 1 M pending, insert and cancel cost no more than 2x
  * their cost at 1 k (PASS/MISS lines, ratios of medians). cancel_cold and
  * the delta queue are shown beside for information.
  *

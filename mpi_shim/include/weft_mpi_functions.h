@@ -861,7 +861,7 @@ WMPI_FN(int, Keyval_free, (int *keyval))
 /* ------------------------- removed in MPI-3.0, kept for old programs */
 
 /* The MPI-1 names of MPI_Comm_create_errhandler / _set_errhandler /
- * _get_errhandler (Weft's issue 7 asks for them; Open MPI 4.1 makes them
+ * _get_errhandler (old programs still call them; Open MPI 4.1 makes them
  * compile errors unless built with MPI-1 compatibility). */
 WMPI_FN(int, Errhandler_create, (MPI_Handler_function *function,
                                  MPI_Errhandler *errhandler))

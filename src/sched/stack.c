@@ -14,10 +14,10 @@
  *  - One guard page, as glibc gives pthreads. A frame larger than a page
  *    could jump over it; wf_stack_guard_hit therefore also counts the page
  *    below the guard, so the overflow report still names the thread.
- *  - The pool: mmap + mprotect + munmap cost ~5 us per thread (measured
- *    on the 2-vCPU dev machines, with the munmap's TLB shootdown), against
- *    ~50 ns for a pool hit, and thread create+join must stay far below
- *    pthread's. Pooled stacks keep their touched pages (no madvise on
+ *  - The pool: mmap + mprotect + munmap cost three system calls and a TLB
+ *    shootdown per thread, a pool hit one uncontended lock (figures:
+ *    docs/performance-notes.md), and thread create+join must stay far
+ *    below pthread's. Pooled stacks keep their touched pages (no madvise on
  *    free: that is a system call again); the bound below caps that memory
  *    at POOL_DEPTH stacks per size class, 16 MiB for 64 default stacks.
  *  - Size classes are exact usable sizes (after rounding to pages): almost

@@ -5,24 +5,22 @@
  * It sleeps on a futex (absolute CLOCK_MONOTONIC deadline, 1 ns timer
  * slack) until the earliest deadline, fires what is due (fire.c) and
  * sleeps again; an arm that becomes the new earliest deadline pokes it
- * (one futex wake, ~1 us). Three refinements, each measured on the 2-vCPU
- * development VMs with 2-10 busy threads in the process:
+ * (one futex wake). Three refinements, for a process whose workers are
+ * all busy (figures: docs/performance-notes.md):
  *   - staying warm: Linux's EEVDF scheduler (6.6+) lets a thread that
  *     slept long wait for a busy CPU's current slice when it wakes, while
- *     one that sleeps ~1 ms at a time preempts at once (10 ms sleeps woke
- *     1.6-5 ms late in one piece, 16-18 us late in 1 ms pieces). So within
+ *     one that sleeps ~1 ms at a time preempts at once. So within
  *     WF_TIMER_WARM_HORIZON_NS of a deadline the service sleeps at most
- *     WF_TIMER_WARM_CHUNK_NS at a time: <= 1000 wake-ups/s of ~3 us,
- *     only then;
+ *     WF_TIMER_WARM_CHUNK_NS at a time: <= 1000 short wake-ups/s, only
+ *     then;
  *   - spinning the last microseconds: when no worker is idle, nobody else
- *     is awake at the deadline and the kernel wakes the service ~10-20 us
- *     late; it wakes that much early (its own lateness, learnt as an EWMA
- *     of its timed sleeps, at most WF_TIMER_SPIN_MAX_NS) and spins to the
+ *     is awake at the deadline and the kernel wakes the service late; it
+ *     wakes that much early (its own lateness, learnt as an EWMA of its
+ *     timed sleeps, at most WF_TIMER_SPIN_MAX_NS) and spins to the
  *     deadline.
- *     That spin is taken from compute threads: 1-3 % of one CPU for a
- *     1 ms periodic timer, nothing when timers are rare or workers idle.
- *     With it, weft_sleep with 10 compute threads wakes ~5-10 us late
- *     (median) against ~20 us without;
+ *     That spin is taken from compute threads, and only while a deadline
+ *     is that close: nothing when timers are rare or workers idle. It
+ *     brings weft_sleep's wake-ups under compute closer to the deadline;
  *   - the lateness EWMA also tells idle workers how early to wake (fire.c).
  * Each round also creates a host thread if the host pool asked for one
  * (wf_host_maintain: a runner promoted inside a hook, which may not create

@@ -21,22 +21,17 @@
  * (2(n-1): 6 against 8 on 4 ranks, 12 against 21 on 7); above all, the
  * ranks leave together, released by one rank's sends, where
  * dissemination's last round lets them go one by one as each gets its CPU.
- * Measured when ranks share CPUs (4 ranks on 2, bench/osu_like's method:
- * each collective timed between two barriers, the mean over the ranks), a
- * call after the barrier counted that stagger: 8 B bcast 43 us after
- * dissemination, 20 us after fan-in and fan-out (Open MPI 31-53 us, a busy
- * host); the barrier itself took about as long either way.
+ * Where ranks share CPUs, a call timed right after the barrier pays that
+ * stagger, while the barrier itself costs about the same either way
+ * (figures: docs/performance-notes.md).
  *
  * By shared CPU, whenever the ranks' placement allows (coll_cpus.c: each
  * CPU's ranks consecutive): each CPU's ranks tell the first of them, the
  * leaders trade all with all, each releases its ranks. A message on one
  * CPU costs a yield, one across CPUs a wake-up there; this crosses CPUs
- * once. Measured on 2 CPUs with bench/osu_like's collective program,
- * three alternating launches each, against the forms above: barrier on 8
- * ranks 108-119 us against dissemination's 195-212 (Open MPI 171-258);
- * the calls timed after it lost their stagger too: 8 B bcast on 8 ranks
- * 32-44 against 67-77 us, 8 B allreduce 102-116 against 125-171. On 4
- * ranks the barrier measured 46-56 against 48-57 us.
+ * once. On 2 CPUs it is faster than dissemination on 8 ranks, the calls
+ * timed after it lose their stagger too, and on 4 ranks it costs about
+ * the same (figures: docs/performance-notes.md).
  *
  * Rejected: the gather and release above LINEAR_MAX (2(n-1) messages
  * through one rank against n log n spread over all, and a hot spot);

@@ -10,27 +10,17 @@
  * bytes. Recursive doubling runs log2 n rounds in which every rank must
  * get its CPU in turn, n log2 n messages in all; the fan runs two,
  * 2 (n - 1) messages, and the ranks leave together, released by one
- * rank's sends. Measured with both forms back to back (a loop of calls,
- * 2 CPUs):
- *   8 ranks, 1 KiB:  fan 108-109 us, doubling 168-182 us;
- *   8 ranks, 16 KiB: fan 165-179 us, doubling 232-243 us;
- *   4 ranks, 1 KiB:  fan 47-49 us, doubling 47-54 us.
- * Open MPI 4.1's tuned choice on such communicators is recursive doubling
- * (51-64 us on 4 ranks, 177-199 us on 8, same loop).
+ * rank's sends. On 2 CPUs the fan is faster than doubling on 8 ranks and
+ * no slower on 4; Open MPI 4.1's tuned choice on such communicators is
+ * recursive doubling (figures: docs/performance-notes.md).
  *
  * Why by CPU. A message to a rank on the same CPU costs a yield, one to
  * another CPU a wake-up there. The fan crosses CPUs twice in a row (in to
- * rank 0, back out); grouped by CPU, only the leaders' trade crosses.
- * Measured on 2 CPUs, 8-byte sums:
- *  - a user-level prototype in one program beside MPI_Allreduce's fan,
- *    loops of calls, six launches: 4 ranks 30-41 us against 41-48;
- *    8 ranks 56-100 against 75-131;
- *  - in the engine against the fan (same build, alternating launches):
- *    bench/osu_like, 4 ranks, per call: 41-50 us (median 48.5) against
- *    41-58 (54.5), Open MPI 48-53 in the same hour; loops of calls,
- *    8 ranks: 88-120 against 120-147 us (4 ranks: within the noise).
- * Leaders going through rank 0 instead of trading all with all measured
- * the same as the fan: the crossings count, not the messages.
+ * rank 0, back out); grouped by CPU, only the leaders' trade crosses. On
+ * 2 CPUs, for 8-byte sums, it is faster than the fan on 8 ranks and no
+ * slower on 4 (figures: docs/performance-notes.md). Leaders going through
+ * rank 0 instead of trading all with all cost the same as the fan: the
+ * crossings count, not the messages.
  *
  * Order: groups are consecutive ranks; a leader folds its group left to
  * right, and every leader folds the partial results in group order, so

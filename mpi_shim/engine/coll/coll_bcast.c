@@ -11,23 +11,18 @@
  *    cut into PIPE_SEG segments; every receive is posted at once and each
  *    segment is forwarded as soon as it is in, so a leaf starts receiving
  *    after one segment has crossed each level, not the whole buffer. On
- *    2 vCPUs (bench/osu_like, back to back with the plain tree and Open
- *    MPI): 256 KiB 114-144 against 206-217 us on 4 ranks, 251-441 against
- *    505-647 on 8; 1 MiB 457-556 against 549-617 on 4; Open MPI (a split
- *    binary tree of 1 KiB segments at these sizes) 140-168, 346-436 and
- *    584-776. Segments of 32 KiB measured the same as 64 KiB; 64 KiB (the
- *    default eager limit) means fewer messages.
+ *    2 vCPUs it is faster than the plain tree from 256 KiB up (figures:
+ *    docs/performance-notes.md). Segments of 32 KiB do no better than
+ *    64 KiB; 64 KiB (the default eager limit) means fewer messages.
  *  - Scatter + allgather: the buffer is cut into n segments; a binomial
  *    scatter gives segment v to v (each tree edge carries only the
  *    segments of the subtree below it), then n - 1 ring steps pass every
  *    segment around. About 2 (n-1)/n of the buffer crosses each rank's
  *    link, against log2 n buffers for the tree: the winner on networks
  *    where link bandwidth is the limit, for n >= 3. Over TCP loopback on
- *    2 vCPUs the tree was faster at every size measured (4 and 8 ranks,
- *    back-to-back calls: 256 KiB 219 against 420 us, 1 MiB 761 against
- *    1327 us, 4 MiB 3.97 against 5.45 ms on 4 ranks; 9.6 against 13.8 ms
- *    on 8), where every byte crosses the same memory and CPUs anyway:
- *    BCAST_LONG is set above that.
+ *    2 vCPUs the tree is faster up to 4 MiB at least (figures:
+ *    docs/performance-notes.md), since every byte crosses the same memory
+ *    and CPUs anyway: BCAST_LONG is set above that.
  * Segment sizes follow from the byte count alone, so sender and receiver
  * agree on every message's size and empty segments are skipped by both.
  * The segmented forms cut bytes, not elements: a non-contiguous type is

@@ -1,13 +1,12 @@
 /* A small cache of the collectives' large scratch blocks.
  *
  * Why. A reduction of 1 MiB needs scratch buffers of that size at every
- * call; malloc serves such sizes with mmap and munmap, so every call paid
- * a page fault per 4 KiB page and the kernel's page clearing (measured:
- * 1 MiB allreduce on 4 ranks, a quarter of rank 0's CPU time in page
- * faults and clearing). Blocks of SCRATCH_MIN bytes or more are kept here
- * when freed, up to SCRATCH_SLOTS of them, each at most SCRATCH_MAX bytes,
- * and handed out again to a request they fit; smaller blocks come from
- * malloc's own free lists, which are cheap.
+ * call; malloc serves such sizes with mmap and munmap, so without a cache
+ * every call pays a page fault per 4 KiB page and the kernel's page
+ * clearing (figures: docs/performance-notes.md). Blocks of SCRATCH_MIN
+ * bytes or more are kept here when freed, up to SCRATCH_SLOTS of them,
+ * each at most SCRATCH_MAX bytes, and handed out again to a request they
+ * fit; smaller blocks come from malloc's own free lists, which are cheap.
  *
  * Invariants: a cached block is in exactly one slot; slots[i].cap is its
  * usable size. MPI_Finalize drains the cache (wmpi_scratch_drain).

@@ -9,17 +9,17 @@
  * what a user comparing the two expects. Without it each rank starts one
  * worker per core of the machine: n ranks run n times as many workers as
  * there are cores, and compute threads of one rank then take CPU from
- * every other rank's waiting threads. Measured with bench/mpi_reactivity
- * (2 ranks, 2 cores, rank 0 computing): see the change's notes.
+ * every other rank's waiting threads (bench/mpi_reactivity with one rank
+ * computing shows it).
  * WEFT_MPI_BIND=none leaves the process as launched (bound or not by
  * whoever started it); WEFT_MPI_BIND=core (the default) binds as above.
  * When the ranks oversubscribe the CPUs (n > c), local rank r gets the one
  * CPU of index r*c/n: neighbouring ranks share a CPU, one worker each, and
- * an idle worker yields to the rank beside it (sched/latency.c). Measured
- * on 2 CPUs, 8 B allreduce: 4 ranks ~105 -> ~60 us, 8 ranks ~870 -> ~305 us
- * against leaving them unbound, where each rank starts a worker per CPU
- * and the kernel migrates them (round-robin placement, r mod c, measured
- * the same as this block placement). Nothing is bound when there is one
+ * an idle worker yields to the rank beside it (sched/latency.c). This
+ * makes a short allreduce much faster than leaving the ranks unbound,
+ * where each rank starts a worker per CPU and the kernel migrates them;
+ * round-robin placement (r mod c) does no better than this block placement
+ * (figures: docs/performance-notes.md). Nothing is bound when there is one
  * local rank, when the launcher did not say how many local ranks there are
  * (a singleton), or when the program started Weft itself before MPI_Init
  * (its workers exist already).

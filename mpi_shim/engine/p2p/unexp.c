@@ -5,22 +5,23 @@
  * the receive that matches it later copies the payload out and frees the
  * record. In a collective whose fast ranks run ahead (MPI_Alltoall of
  * 32 KiB blocks on 8 ranks sharing 2 CPUs), half the messages arrive
- * unexpected. Two costs dominated there, measured with perf:
- *  - calloc cleared the whole payload about to be overwritten (memset
- *    2.5% of all CPU time): records are cleared up to the payload only;
- *  - glibc returned the freed payloads to the kernel (the heap's top past
- *    its 128 KiB trim threshold) and faulted them back in at the next
- *    collective (page faults another 2%): a record of more than SMALL
- *    payload bytes, up to the eager limit, gets a room of the power of two
- *    at or above its size, and up to SPARE_BYTES of such records are kept
- *    for reuse, a list per power of two. A record then wastes less than
- *    its own size: a thousand buffered messages of 5 KiB hold 8 MiB.
+ * unexpected. Two costs dominate there (perf profile:
+ * docs/performance-notes.md):
+ *  - calloc clears the whole payload about to be overwritten: records are
+ *    cleared up to the payload only;
+ *  - glibc returns the freed payloads to the kernel (the heap's top past
+ *    its 128 KiB trim threshold) and faults them back in at the next
+ *    collective: a record of more than SMALL payload bytes, up to the
+ *    eager limit, gets a room of the power of two at or above its size,
+ *    and up to SPARE_BYTES of such records are kept for reuse, a list per
+ *    power of two. A record then wastes less than its own size: a
+ *    thousand buffered messages of 5 KiB hold 8 MiB.
  * Small records stay with malloc, whose per-thread cache serves them well.
  * A rendezvous request or a self-send above the eager limit needs no spare
  * (no payload, or one larger than any spare: plain malloc).
  *
  * Rejected: one class at the eager limit (simpler, but a thousand
- * buffered 5 KiB messages then held 64 MiB).
+ * buffered 5 KiB messages then hold 64 MiB).
  *
  * Locking: the spares have a lock of their own (records are freed outside
  * the engine lock, e.g. by MPI_Mrecv). Off under AddressSanitizer, which
