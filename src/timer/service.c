@@ -155,7 +155,9 @@ static void sleep_towards(uint32_t gen, int64_t until)
  *   arm:     store next (new minimum); load svc_target; if earlier:
  *            word++, wake.
  * Either the service sees the new minimum, or the arm sees the target the
- * service is about to sleep towards, and wakes it. */
+ * service is about to sleep towards, and wakes it. The stop flag is read
+ * after gen for the same reason: a stop that bumps the word after that
+ * read is seen, or its bump ends the sleep. */
 static void *service_main(void *arg)
 {
     (void)arg;
@@ -163,8 +165,10 @@ static void *service_main(void *arg)
     is_service = 1;
     wf_timer_precise_slack();
     pthread_setname_np(pthread_self(), "weft-timer");
-    while (!__atomic_load_n(&svc_stop, __ATOMIC_SEQ_CST)) {
+    for (;;) {
         uint32_t gen = __atomic_load_n(&svc_word, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&svc_stop, __ATOMIC_SEQ_CST))
+            break;
         int64_t until = service_round();
         __atomic_store_n(&svc_target, until, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&wf_tq[WEFT_QUEUE_REAL].next, __ATOMIC_SEQ_CST) < until)
