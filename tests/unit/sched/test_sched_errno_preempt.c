@@ -29,8 +29,11 @@
 
 static atomic_int mismatches, migrations;
 
+/* The empty asm keeps the compiler from proving the function pure and
+ * merging the two reads below into one. */
 static __attribute__((noinline)) int read_errno(void)
 {
+    __asm__ volatile("" ::: "memory");
     return errno;
 }
 
