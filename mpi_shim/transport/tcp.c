@@ -19,14 +19,16 @@
  * with readv() straight into its destination, the second iovec catching
  * the headers behind it into the staging buffer (behind a payload of
  * 64 KiB or more only the next header, so that a large payload after it
- * goes straight to its destination as well). A peer's socket is always
+ * goes straight to its destination as well), at most RX_CHUNK bytes per
+ * system call: the socket's receive buffer then empties, and the peer's
+ * writes resume, while the rest of a large payload is still being read.
+ * A peer's socket is always
  * read, whether or not a receive is posted for what arrives: the engine
  * buffers unexpected data. Reading and writing are independent, so two
  * ranks sending each other 64 MiB cannot deadlock (the EARTH lesson).
  *
- * Bounded passes: progress(t, rx_budget, tx_budget) reads at most about
- * rx_budget bytes from each ready peer and writes at most tx_budget to
- * each (no more than rx_budget while data keeps coming in), so a pass
+ * Bounded passes: progress(t, budget) reads at most about `budget` bytes
+ * from each ready peer and writes at most as much to each, so a pass
  * stays short (the I/O server runs the engine's poll at scheduler safe
  * points, inside a runtime critical section: 64 KiB there, ~10 us) and one
  * flooding peer cannot monopolise the engine lock. What is left is still
@@ -73,6 +75,7 @@
 #define HDR sizeof(wmpi_hdr)
 #define IOV_BATCH 64
 #define SEND_NOW ((size_t)128 * 1024) /* a default-size eager frame whole */
+#define RX_CHUNK ((size_t)64 * 1024)  /* payload bytes per read (see head) */
 
 static void arm(struct wmpi_transport *t, tcp_peer *p, unsigned events)
 {
@@ -260,7 +263,9 @@ static ssize_t rx_read(tcp_peer *p, size_t budget, size_t *room)
     p->rhead = 0;
     p->rtail = pending;
     if (p->in_payload && !pending && p->rgot < p->rx.keep) {
-        direct = p->rx.keep - p->rgot < budget ? p->rx.keep - p->rgot : budget;
+        direct = p->rx.keep - p->rgot;
+        direct = direct < budget ? direct : budget;
+        direct = direct < RX_CHUNK ? direct : RX_CHUNK;
         iov[n++] = (struct iovec){ (char *)p->rx.buf + p->rgot, direct };
     }
     *room = direct + staging_room(p, direct);
@@ -323,9 +328,8 @@ static void rx_parse(struct wmpi_transport *t, tcp_peer *p)
     }
 }
 
-/* Read p, up to about `budget` bytes. Returns 1 if p's socket was left
- * empty (or p lost), 0 if the budget ran out first. */
-static int rx(struct wmpi_transport *t, tcp_peer *p, size_t budget)
+/* Read p, up to about `budget` bytes, until its socket is empty. */
+static void rx(struct wmpi_transport *t, tcp_peer *p, size_t budget)
 {
     while (p->fd >= 0) {
         size_t room;
@@ -333,70 +337,55 @@ static int rx(struct wmpi_transport *t, tcp_peer *p, size_t budget)
 
         if (r == 0) {
             lose(t, p, -ECONNRESET);
-            return 1;
+            return;
         }
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            return 1;
+            return;
         if (r < 0) {
             lose(t, p, -errno);
-            return 1;
+            return;
         }
         rx_parse(t, p);
         /* A short read emptied the socket: another would only say EAGAIN
          * (a system call per message); epoll reports what comes next. */
-        if ((size_t)r < room)
-            return 1;
-        if ((size_t)r >= budget)
-            return 0;
+        if ((size_t)r < room || (size_t)r >= budget)
+            return;
         budget -= (size_t)r;
     }
-    return 1;
 }
 
 /* ---------------------------------------------------------------- progress */
 
-/* How much a pass writes to a peer: all of tx_budget once reading left
- * its socket empty; while data keeps coming, no more than was read, so
- * that reading and writing take turns (two ranks streaming both ways at
- * 1 MiB lost 9% of their bandwidth to 1 MiB writes between 64 KiB reads,
- * where one rank streaming gains 8-15%). */
-static size_t tx_turn(size_t rx_budget, size_t tx_budget, int emptied)
-{
-    return emptied || tx_budget < rx_budget ? tx_budget : rx_budget;
-}
-
 /* A job of two ranks has one connection: read it (and write its queue)
  * directly, one system call per idle pass instead of an epoll_wait and
  * then a read (a read that finds data is the detection). */
-static void progress_one(struct wmpi_transport *t, tcp_peer *p, size_t rx_budget,
-                         size_t tx_budget)
+static void progress_one(struct wmpi_transport *t, tcp_peer *p, size_t budget)
 {
-    int emptied = p->fd < 0 || rx(t, p, rx_budget);
-
+    if (p->fd >= 0)
+        rx(t, p, budget);
     if (p->fd >= 0 && p->sq_head && !p->in_tx)
-        tx(t, p, tx_turn(rx_budget, tx_budget, emptied));
+        tx(t, p, budget);
 }
 
-static void tcp_progress(struct wmpi_transport *t, size_t rx_budget, size_t tx_budget)
+static void tcp_progress(struct wmpi_transport *t, size_t budget)
 {
     struct epoll_event ev[16];
 
     if (t->size == 2) {
-        progress_one(t, &t->peers[1 - t->rank], rx_budget, tx_budget);
+        progress_one(t, &t->peers[1 - t->rank], budget);
         return;
     }
     int n = epoll_wait(t->epfd, ev, 16, 0);
 
     for (int i = 0; i < n; i++) {
         tcp_peer *p = ev[i].data.ptr;
-        int emptied = 1;
 
         if (ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP))
-            emptied = rx(t, p, rx_budget);
+            rx(t, p, budget);
         if (p->fd >= 0 && (ev[i].events & EPOLLOUT) && !p->in_tx)
-            tx(t, p, tx_turn(rx_budget, tx_budget, emptied));
+            tx(t, p, budget);
     }
 }
 

@@ -88,11 +88,10 @@ struct wmpi_transport_ops {
     /* Queue `f` for `peer` and write what the peer accepts now. Returns 0,
      * or a negative WEFT_E* code after having called f->done(f, code). */
     int (*send)(wmpi_transport *t, int peer, wmpi_frame *f);
-    /* Read and write what is possible without blocking, about rx_budget
-     * bytes read and tx_budget written per peer at most (a transport may
-     * write less while the peer's data keeps coming in; the rest waits
-     * for the next call, and the pollfd stays readable meanwhile). */
-    void (*progress)(wmpi_transport *t, size_t rx_budget, size_t tx_budget);
+    /* Read and write what is possible without blocking, about `budget`
+     * bytes per peer and direction at most (the rest waits for the next
+     * call, and the pollfd stays readable meanwhile). */
+    void (*progress)(wmpi_transport *t, size_t budget);
     /* An fd readable when progress() has work; -1 if none. */
     int (*pollfd)(wmpi_transport *t);
     /* Close every connection and release `t`. */

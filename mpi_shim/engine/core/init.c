@@ -65,15 +65,9 @@ static int start_runtime(void)
     int err;
 
     /* Ranks sharing CPUs take turns (a spinning worker yields between
-     * polls): an idle poll then reads a large message whole rather than
-     * 64 KiB per turn (it always writes up to 1 MiB: progress.c); with a
-     * CPU each, reading 1 MiB per pass costs streaming bandwidth
-     * (docs/performance-notes.md). (Binding is skipped, but the answer
-     * still given, if Weft already runs.) */
-    int shared = wmpi_bind_local_rank();
-
-    wmpi_eng.idle_budget = shared ? WMPI_BUDGET_THREAD : WMPI_BUDGET_POLL;
-    weft_set_cpus_shared(shared);
+     * polls). (Binding is skipped, but the answer still given, if Weft
+     * already runs.) */
+    weft_set_cpus_shared(wmpi_bind_local_rank());
     if (weft_is_initialized())
         return 0;
     err = weft_init();

@@ -144,8 +144,6 @@ int wmpi_waiter_ready(const wmpi_waiter *w);
 /* Read and write what the transport can (about `budget` bytes per peer
  * and direction), deliver, match. */
 void wmpi_progress_locked(size_t budget);
-/* The same with separate budgets for reading and writing. */
-void wmpi_progress_split_locked(size_t rx_budget, size_t tx_budget);
 #define WMPI_BUDGET_POLL   ((size_t)64 * 1024)   /* at a safe point: short */
 #define WMPI_BUDGET_THREAD ((size_t)1024 * 1024) /* on a thread of its own */
 
@@ -173,7 +171,6 @@ typedef struct wmpi_engine {
     wmpi_boot boot;
     int rank, size;              /* in the world */
     size_t eager_limit;
-    size_t idle_budget;          /* progress bytes per peer in an idle poll */
     wmpi_peer *peers;            /* [size] */
     const struct wmpi_transport_ops *tops;
     wmpi_transport *tp;

@@ -16,8 +16,7 @@
  *            critical section) and skipped if another thread holds the
  *            engine; on a thread with nothing else to do (an idle worker,
  *            the server's thread: weft_io_idle_poll) it waits for the
- *            engine and writes up to 1 MiB (reads too, when ranks share
- *            CPUs);
+ *            engine and reads and writes up to 1 MiB per peer;
  *   pollfd() is the transport's fd, readable when progress has work: the
  *            server keeps it in its poll set, so whichever thread sleeps
  *            there (an idle worker, or the server thread while every
@@ -50,15 +49,10 @@ static struct {
     int n, cap;
 } set;
 
-void wmpi_progress_split_locked(size_t rx_budget, size_t tx_budget)
-{
-    if (wmpi_eng.tp)
-        wmpi_eng.tops->progress(wmpi_eng.tp, rx_budget, tx_budget);
-}
-
 void wmpi_progress_locked(size_t budget)
 {
-    wmpi_progress_split_locked(budget, budget);
+    if (wmpi_eng.tp)
+        wmpi_eng.tops->progress(wmpi_eng.tp, budget);
 }
 
 /* --------------------------------------------------- the I/O server's side */
@@ -84,17 +78,12 @@ static void io_group(void *ctx)
 }
 
 /* A poll's progress pass. At a safe point it stays short. An idle worker
- * (or a waiting thread polling in its place) delays nobody: it reads
- * wmpi_eng.idle_budget (init.c) and, where that left nothing to read,
- * writes all the socket takes, up to 1 MiB per peer. Against 64 KiB, in
- * alternating launches on 2 CPUs: 1 MiB ping-pong 0.86x the time, 1 MiB
- * streaming 1.08-1.15x the bandwidth (medians of two series). */
+ * (or a waiting thread polling in its place) delays nobody: it moves up
+ * to 1 MiB per peer each way, so a large message streamed both ways is
+ * not cut into a pass per 64 KiB (figures: docs/performance-notes.md). */
 static void poll_progress(void)
 {
-    if (weft_io_idle_poll())
-        wmpi_progress_split_locked(wmpi_eng.idle_budget, WMPI_BUDGET_THREAD);
-    else
-        wmpi_progress_locked(WMPI_BUDGET_POLL);
+    wmpi_progress_locked(weft_io_idle_poll() ? WMPI_BUDGET_THREAD : WMPI_BUDGET_POLL);
 }
 
 /* One progress pass. At a safe point only if no other thread holds the
