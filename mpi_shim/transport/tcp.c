@@ -42,9 +42,11 @@
  * frames are finished with it, and the engine's lost() upcall fails what
  * else depended on the peer. SIGPIPE is never raised (MSG_NOSIGNAL).
  *
- * Rejected: a sender and a receiver thread per connection (EARTH's
- * modules): kernel threads that block in write() cost a context switch per
- * message and duplicate the I/O server; blocking sockets with a write
+ * Rejected: reads and writes taking turns every 64 KiB inside a pass (two
+ * ranks streaming large messages both ways then move a third less:
+ * docs/performance-notes.md); a sender and a receiver thread per
+ * connection (EARTH's modules): kernel threads that block in write() cost
+ * a context switch per message and duplicate the I/O server; blocking sockets with a write
  * timeout (a slow reader then stalls the writer's whole engine).
  * Lazy connection (at first send) would scale to larger jobs but needs
  * simultaneous-connect tie-breaking; jobs here are small.
