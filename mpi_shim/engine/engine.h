@@ -76,7 +76,7 @@ struct wmpi_dtd;
  * their kernel by class and size, so every predefined type of a class
  * (C, Fortran or C++ names alike) works with no per-type code. */
 enum wmpi_type_class {
-    WMPI_TC_NONE = 0, /* no arithmetic: MPI_CHAR, MPI_PACKED, derived types */
+    WMPI_TC_NONE = 0, /* no arithmetic: MPI_PACKED, MPI_WCHAR, derived types */
     WMPI_TC_INT,      /* signed integer */
     WMPI_TC_UINT,     /* unsigned integer */
     WMPI_TC_FLOAT,    /* real floating point */

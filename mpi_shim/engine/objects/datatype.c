@@ -21,6 +21,7 @@
  * but for their name and committed flag).
  */
 #include <complex.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,7 +32,9 @@
 #define TYPE WMPI_TYPE
 #define PAIR_TYPE WMPI_PAIR_TYPE
 
-TYPE(wmpi_dt_char, char, NONE, "MPI_CHAR");
+/* MPI_CHAR reduces as the integer C makes of char (op_kernels.c). */
+#define WMPI_TC_CHAR_INT (CHAR_MIN < 0 ? WMPI_TC_INT : WMPI_TC_UINT)
+TYPE(wmpi_dt_char, char, CHAR_INT, "MPI_CHAR");
 TYPE(wmpi_dt_signed_char, signed char, INT, "MPI_SIGNED_CHAR");
 TYPE(wmpi_dt_unsigned_char, unsigned char, UINT, "MPI_UNSIGNED_CHAR");
 TYPE(wmpi_dt_byte, unsigned char, BYTE, "MPI_BYTE");

@@ -13,8 +13,10 @@
  *   BAND, BOR, BXOR  integer, byte
  *   MAXLOC, MINLOC   the value-index pair types (ties keep the lower index)
  *   REPLACE, NO_OP   any predefined type (accumulate only, see op.h)
- * (Open MPI also takes MPI_CHAR and MPI_BYTE for arithmetic; the standard
- * does not, and neither do we.)
+ * MPI_CHAR, which the standard lists under no op, is an integer here (of
+ * char's signedness), as in Open MPI and MPICH: programs such as the OSU
+ * reduction benchmarks reduce it with MPI_SUM. (Open MPI also takes
+ * MPI_BYTE for arithmetic; the standard does not, and neither do we.)
  *
  * Integer arithmetic is done in unsigned types of at least int's width
  * (wrapping, as every MPI does, instead of signed overflow, which is

@@ -21,7 +21,7 @@ static const struct {
     MPI_Datatype dt;
     enum cat cat;
 } types[] = {
-    { MPI_CHAR, NONE }, { MPI_SIGNED_CHAR, I }, { MPI_UNSIGNED_CHAR, I },
+    { MPI_CHAR, I }, { MPI_SIGNED_CHAR, I }, { MPI_UNSIGNED_CHAR, I },
     { MPI_BYTE, B }, { MPI_PACKED, NONE }, { MPI_WCHAR, NONE },
     { MPI_SHORT, I }, { MPI_UNSIGNED_SHORT, I }, { MPI_INT, I },
     { MPI_UNSIGNED, I }, { MPI_LONG, I }, { MPI_UNSIGNED_LONG, I },
