@@ -149,7 +149,8 @@ static int check_rooted(const void *mine, int mcount, MPI_Datatype mdt,
         cls = wbind_check_coll_buf(mine, mcount, mdt);
     if (cls || !at_root)
         return cls;
-    return wbind_check_coll_whole(whole, count, counts, displs, comm->size, dt, v);
+    return wbind_check_coll_whole(whole, count, counts, displs, wbind_coll_peers(comm), dt,
+                                  v);
 }
 
 static int prep_gather(wmpi_coll_args *a, const void *sbuf, int scount,

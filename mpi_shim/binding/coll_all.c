@@ -202,7 +202,8 @@ static int prep_allgather(wmpi_coll_args *a, const void *sbuf, int scount,
         return MPI_ERR_COMM;
     cls = prep_send(a, sbuf, scount, sdt);
     return cls ? cls
-               : wbind_check_coll_whole(rbuf, rcount, rcounts, displs, comm->size, rdt, v);
+               : wbind_check_coll_whole(rbuf, rcount, rcounts, displs,
+                                        wbind_coll_peers(comm), rdt, v);
 }
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -308,10 +309,11 @@ static int prep_alltoallv(wmpi_coll_args *a, const void *sbuf, const int *scount
         a->scounts = scounts;
         a->sdispls = sdispls;
         a->sdt = sdt;
-        cls = wbind_check_coll_bufv(sbuf, scounts, sdispls, comm->size, sdt);
+        cls = wbind_check_coll_bufv(sbuf, scounts, sdispls, wbind_coll_peers(comm), sdt);
     }
     return cls ? cls
-               : wbind_check_coll_whole(rbuf, 0, rcounts, rdispls, comm->size, rdt, 1);
+               : wbind_check_coll_whole(rbuf, 0, rcounts, rdispls, wbind_coll_peers(comm),
+                                        rdt, 1);
 }
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -375,11 +377,11 @@ static int prep_alltoallw(wmpi_coll_args *a, const void *sbuf, const int *scount
         a->scounts = scounts;
         a->sdispls = sdispls;
         a->sdts = sdts;
-        cls = check_w(sbuf, scounts, sdispls, sdts, comm->size);
+        cls = check_w(sbuf, scounts, sdispls, sdts, wbind_coll_peers(comm));
     }
     if (!cls && rbuf == MPI_IN_PLACE)
         cls = MPI_ERR_ARG;
-    return cls ? cls : check_w(rbuf, rcounts, rdispls, rdts, comm->size);
+    return cls ? cls : check_w(rbuf, rcounts, rdispls, rdts, wbind_coll_peers(comm));
 }
 
 int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],

@@ -6,6 +6,8 @@
  * both orders of `high`, and MPI_Comm_free of all of them. Needs two or
  * more ranks; odd counts give groups of different sizes.
  */
+#include <stdlib.h>
+
 #include "mpi_test_util.h"
 
 static int rank, size;
@@ -53,6 +55,45 @@ static void exchange(MPI_Comm inter, int tag)
         CHECK(v == world_of(other, lr), "directed: %d", v);
     }
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+/* MPI_Alltoallw across: its arrays hold one entry per remote rank (MPI-3.1
+ * 5.2.2), allocated to that size exactly, so a library that reads them by
+ * the local group's size reads past them. It either works (each rank
+ * receives every remote rank's world rank) or says it does not support
+ * intercommunicator collectives; it never crashes. */
+static void check_alltoallw(MPI_Comm inter)
+{
+    int rs, rc, cls;
+
+    MPI_OK(MPI_Comm_remote_size(inter, &rs));
+    int *cnt = malloc((size_t)rs * sizeof *cnt), *dsp = malloc((size_t)rs * sizeof *dsp);
+    int *got = malloc((size_t)rs * sizeof *got);
+    MPI_Datatype *types = malloc((size_t)rs * sizeof *types);
+    CHECK(cnt && dsp && got && types, "out of memory");
+    for (int r = 0; r < rs; r++) {
+        cnt[r] = 1;
+        dsp[r] = r * (int)sizeof(int);
+        types[r] = MPI_INT;
+        got[r] = -1;
+    }
+    int *mine = malloc((size_t)rs * sizeof *mine);
+    CHECK(mine != NULL, "out of memory");
+    for (int r = 0; r < rs; r++)
+        mine[r] = rank;
+    MPI_OK(MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN));
+    rc = MPI_Alltoallw(mine, cnt, dsp, types, got, cnt, dsp, types, inter);
+    MPI_OK(MPI_Error_class(rc, &cls));
+    CHECK(rc == MPI_SUCCESS || cls == MPI_ERR_UNSUPPORTED_OPERATION,
+          "MPI_Alltoallw on an intercommunicator: error class %d", cls);
+    for (int r = 0; rc == MPI_SUCCESS && r < rs; r++)
+        CHECK(got[r] == world_of(1 - rank % 2, r), "alltoallw from remote %d: %d", r,
+              got[r]);
+    free(mine);
+    free(types);
+    free(got);
+    free(dsp);
+    free(cnt);
 }
 
 static void check_merge(MPI_Comm inter, int high_even)
@@ -115,6 +156,7 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Group_free(&rg));
     MPI_OK(MPI_Group_free(&wg));
     exchange(inter, 1);
+    check_alltoallw(inter);
     /* dup: congruent, and its own traffic */
     MPI_OK(MPI_Comm_dup(inter, &dup));
     MPI_OK(MPI_Comm_compare(inter, dup, &res));
