@@ -95,6 +95,8 @@ static int prep_reduce(wmpi_coll_args *a, const void *sbuf, void *rbuf, int coun
         cls = MPI_ERR_ARG;
     if (!cls)
         cls = wbind_check_reduce(sbuf, at_root ? rbuf : (void *)sbuf, count, dt, op);
+    if (!cls && at_root)
+        cls = wbind_check_coll_buf(rbuf, count, dt);
     *a = (wmpi_coll_args){ .sbuf = sbuf, .rbuf = at_root ? rbuf : NULL,
                            .count = count, .dt = dt, .op = op, .root = root };
     return cls;

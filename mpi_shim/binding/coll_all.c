@@ -17,16 +17,23 @@
 
 /* ------------------------------------------------------------- reductions */
 
-static int prep_red(wmpi_coll_args *a, const void *sbuf, void *rbuf, int count,
+/* Exscan leaves rank 0's receive buffer alone (MPI-3.1 5.11.2: not
+ * significant there), so only there may it be NULL. */
+static int prep_red(wmpi_coll_args *a, int kind, const void *sbuf, void *rbuf, int count,
                     MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    int cls;
+
     *a = (wmpi_coll_args){ .sbuf = sbuf, .rbuf = rbuf, .count = count, .dt = dt,
                            .op = op };
     if (!comm)
         return MPI_ERR_COMM;
     if (rbuf == MPI_IN_PLACE)
         return MPI_ERR_ARG;
-    return wbind_check_reduce(sbuf, rbuf, count, dt, op);
+    cls = wbind_check_reduce(sbuf, rbuf, count, dt, op);
+    if (!cls && !(kind == WMPI_COLL_EXSCAN && comm->rank == 0))
+        cls = wbind_check_coll_buf(rbuf, count, dt);
+    return cls;
 }
 
 /* Allreduce, Scan and Exscan take the same arguments and differ only in
@@ -39,7 +46,7 @@ static int reduction(int kind, const void *sbuf, void *rbuf, int count, MPI_Data
     int cls;
 
     WMPI_NEED_INIT(fn);
-    cls = prep_red(&a, sbuf, rbuf, count, dt, op, comm);
+    cls = prep_red(&a, kind, sbuf, rbuf, count, dt, op, comm);
     return wbind_coll_go(comm, cls, kind, &a, nonblocking, req, fn);
 }
 
@@ -118,7 +125,8 @@ static int prep_rs(wmpi_coll_args *a, const void *sbuf, void *rbuf, int count,
     }
     if (total > INT32_MAX)
         return MPI_ERR_COUNT;
-    return wbind_check_reduce(sbuf, rbuf, (int)total, dt, op);
+    int cls = wbind_check_reduce(sbuf, rbuf, (int)total, dt, op);
+    return cls ? cls : wbind_check_coll_buf(rbuf, counts ? counts[comm->rank] : count, dt);
 }
 
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,

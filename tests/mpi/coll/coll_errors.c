@@ -1,8 +1,11 @@
 /* Argument errors of collectives, under MPI_ERRORS_RETURN: each call
  * returns the error class Open MPI returns too, on every rank, without
  * starting anything, so a correct collective afterwards still matches
- * across ranks.
+ * across ranks. Under Weft also a NULL receive buffer with a non-zero
+ * count (MPI_ERR_BUFFER, where Open MPI 4.1 segfaults).
  */
+#include <stdlib.h>
+
 #include "coll_test.h"
 
 static void expect(int rc, int cls, const char *what)
@@ -13,6 +16,34 @@ static void expect(int rc, int cls, const char *what)
     MPI_OK(MPI_Error_class(rc, &got));
     CHECK(got == cls, "%s: error class %d, expected %d", what, got, cls);
 }
+
+#ifdef WEFT_MPI
+/* A NULL receive buffer with a non-zero count: MPI_ERR_BUFFER. Every rank
+ * errs, so nothing starts: in MPI_Reduce only the root receives, and in
+ * MPI_Exscan rank 0 receives nothing, so the ranks that receive nothing
+ * pass a NULL send buffer instead (an error already caught). */
+static void null_receive_buffers(int me, int np)
+{
+    int buf[4] = { 1, 2, 3, 4 }, *big = calloc((size_t)np * 4, sizeof *big);
+    MPI_Request rq;
+
+    CHECK(big != NULL, "out of memory");
+    expect(MPI_Allreduce(buf, NULL, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER,
+           "allreduce NULL recvbuf");
+    expect(MPI_Iallreduce(buf, NULL, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq),
+           MPI_ERR_BUFFER, "iallreduce NULL recvbuf");
+    expect(MPI_Scan(buf, NULL, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER,
+           "scan NULL recvbuf");
+    expect(MPI_Reduce_scatter_block(big, NULL, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+           MPI_ERR_BUFFER, "reduce_scatter_block NULL recvbuf");
+    expect(MPI_Reduce(me == np - 1 ? buf : NULL, NULL, 4, MPI_INT, MPI_SUM, np - 1,
+                      MPI_COMM_WORLD),
+           MPI_ERR_BUFFER, "reduce NULL recvbuf at the root");
+    expect(MPI_Exscan(me > 0 ? buf : NULL, NULL, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+           MPI_ERR_BUFFER, "exscan NULL recvbuf");
+    free(big);
+}
+#endif
 
 int main(int argc, char **argv)
 {
@@ -43,6 +74,10 @@ int main(int argc, char **argv)
     expect(MPI_Iallreduce(buf, out, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD, &rq), MPI_ERR_OP,
            "iallreduce null op");
     expect(MPI_Ibcast(buf, 1, MPI_INT, np, MPI_COMM_WORLD, &rq), MPI_ERR_ROOT, "ibcast root");
+
+#ifdef WEFT_MPI
+    null_receive_buffers(me, np);
+#endif
 
     /* nothing was started: the next collective still lines up */
     MPI_OK(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
