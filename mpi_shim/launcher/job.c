@@ -12,7 +12,8 @@
  * Failure policy (Open MPI's): the first failure decides the exit status
  * and is the one reported; mpirun then stops the job: SIGTERM to every
  * live rank's process group, SIGKILL to those alive after the grace period
- * (WEFT_MPIRUN_KILL_GRACE, 3 s). Deaths caused by the stop are not
+ * (WEFT_MPIRUN_KILL_GRACE, 1 s: a Ctrl-C ends even a job whose ranks
+ * ignore SIGTERM within about a second). Deaths caused by the stop are not
  * reported. Failures and their status:
  *   rank killed by signal S          128 + S   "was killed by signal 9 (Killed)"
  *   rank exited with code C != 0     C

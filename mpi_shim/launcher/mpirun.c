@@ -71,7 +71,7 @@ static void usage(FILE *f)
           "Accepted and ignored (Open MPI): --oversubscribe, --allow-run-as-root,\n"
           "  --bind-to X, --map-by X, --mca K V.\n\n"
           "Environment: WEFT_MPIRUN_RSH (launch agent), WEFT_MPIRUN_CONTROL_ADDRESS,\n"
-          "  WEFT_MPIRUN_KILL_GRACE (seconds from SIGTERM to SIGKILL, default 3),\n"
+          "  WEFT_MPIRUN_KILL_GRACE (seconds from SIGTERM to SIGKILL, default 1),\n"
           "  WEFT_MPIRUN_REMOTE_PATH (mpirun's path on remote hosts), MPIEXEC_TIMEOUT.\n"
           "Every WEFT_* variable is passed to remote ranks; local ranks inherit all.\n\n"
           "Exit status: 0 if every rank exited 0 after MPI_Finalize (or never called\n"
@@ -191,7 +191,7 @@ static int apply(struct wl_opts *o, enum opt_id id, const char *opt, const char 
 static void defaults(struct wl_opts *o)
 {
     const char *e;
-    *o = (struct wl_opts){ .grace = 3, .agent = "ssh" };
+    *o = (struct wl_opts){ .grace = 1, .agent = "ssh" };
     if ((e = getenv("WEFT_MPIRUN_RSH")) && *e)
         o->agent = e;
     if ((e = getenv("WEFT_MPIRUN_CONTROL_ADDRESS")) && *e)
