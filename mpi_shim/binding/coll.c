@@ -151,7 +151,7 @@ static int check_rooted(const void *mine, int mcount, MPI_Datatype mdt,
         cls = wbind_check_coll_buf(mine, mcount, mdt);
     if (cls || !at_root)
         return cls;
-    return wbind_check_coll_whole(whole, count, counts, displs, wbind_coll_peers(comm), dt,
+    return wbind_check_coll_whole(whole, count, counts, displs, wmpi_comm_peers(comm), dt,
                                   v);
 }
 

@@ -211,7 +211,7 @@ static int prep_allgather(wmpi_coll_args *a, const void *sbuf, int scount,
     cls = prep_send(a, sbuf, scount, sdt);
     return cls ? cls
                : wbind_check_coll_whole(rbuf, rcount, rcounts, displs,
-                                        wbind_coll_peers(comm), rdt, v);
+                                        wmpi_comm_peers(comm), rdt, v);
 }
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -317,10 +317,10 @@ static int prep_alltoallv(wmpi_coll_args *a, const void *sbuf, const int *scount
         a->scounts = scounts;
         a->sdispls = sdispls;
         a->sdt = sdt;
-        cls = wbind_check_coll_bufv(sbuf, scounts, sdispls, wbind_coll_peers(comm), sdt);
+        cls = wbind_check_coll_bufv(sbuf, scounts, sdispls, wmpi_comm_peers(comm), sdt);
     }
     return cls ? cls
-               : wbind_check_coll_whole(rbuf, 0, rcounts, rdispls, wbind_coll_peers(comm),
+               : wbind_check_coll_whole(rbuf, 0, rcounts, rdispls, wmpi_comm_peers(comm),
                                         rdt, 1);
 }
 
@@ -385,11 +385,11 @@ static int prep_alltoallw(wmpi_coll_args *a, const void *sbuf, const int *scount
         a->scounts = scounts;
         a->sdispls = sdispls;
         a->sdts = sdts;
-        cls = check_w(sbuf, scounts, sdispls, sdts, wbind_coll_peers(comm));
+        cls = check_w(sbuf, scounts, sdispls, sdts, wmpi_comm_peers(comm));
     }
     if (!cls && rbuf == MPI_IN_PLACE)
         cls = MPI_ERR_ARG;
-    return cls ? cls : check_w(rbuf, rcounts, rdispls, rdts, wbind_coll_peers(comm));
+    return cls ? cls : check_w(rbuf, rcounts, rdispls, rdts, wmpi_comm_peers(comm));
 }
 
 int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],

@@ -63,11 +63,6 @@ int wbind_check_coll_whole(const void *buf, int count, const int counts[],
              : wbind_check_coll_buf(buf, count, dt);
 }
 
-int wbind_coll_peers(MPI_Comm comm)
-{
-    return comm->remote_size > 0 ? comm->remote_size : comm->size;
-}
-
 int wbind_check_root(int root, MPI_Comm comm)
 {
     return root < 0 || root >= comm->size ? MPI_ERR_ROOT : MPI_SUCCESS;

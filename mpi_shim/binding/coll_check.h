@@ -31,10 +31,6 @@ int wbind_check_coll_whole(const void *buf, int count, const int counts[],
 
 /* MPI_ERR_ROOT unless 0 <= root < size of comm. */
 int wbind_check_root(int root, MPI_Comm comm);
-/* How many entries a collective's per-rank arrays (counts, displacements,
- * types) hold on comm: the remote group's size on an intercommunicator,
- * else comm's size. Never blocks. */
-int wbind_coll_peers(MPI_Comm comm);
 
 /* MPI_ERR_OP unless op is a valid op for dt (MPI_ERR_TYPE first). */
 int wbind_check_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
