@@ -285,8 +285,38 @@ static int parse_env(wmpi_boot *b)
     return 0;
 }
 
+/* The launcher whose environment says this process is one rank of
+ * several, or NULL. A variable counts when it says more than one rank, or
+ * a rank other than 0. */
+static const char *foreign_launcher(void)
+{
+    static const struct {
+        const char *var, *launcher;
+        int min; /* the smallest value that means "one of several" */
+    } signs[] = {
+        { "OMPI_COMM_WORLD_SIZE", "Open MPI's mpirun", 2 },
+        { "PMIX_RANK", "a PMIx launcher (srun --mpi=pmix, Open MPI's mpirun)", 1 },
+        { "SLURM_STEP_NUM_TASKS", "Slurm's srun", 2 },
+        { "PMI_SIZE", "a PMI launcher (srun --mpi=pmi2, MPICH's mpiexec)", 2 },
+        { "PMI_RANK", "a PMI launcher (srun --mpi=pmi2, MPICH's mpiexec)", 1 },
+    };
+    for (size_t i = 0; i < sizeof signs / sizeof signs[0]; i++) {
+        const char *s = getenv(signs[i].var);
+        if (s && *s && atol(s) >= signs[i].min)
+            return signs[i].launcher;
+    }
+    return NULL;
+}
+
 static int init_singleton(wmpi_boot *b)
 {
+    const char *other = foreign_launcher();
+    if (other) {
+        say("started by %s, which Weft cannot join yet; start the job with Weft's "
+            "mpirun (mpirun -n N %s), or without a launcher to run one process",
+            other, program_invocation_short_name);
+        return WEFT_ENOSYS;
+    }
     b->size = b->local_size = b->singleton = 1;
     snprintf(b->jobid, sizeof b->jobid, "singleton.%d", (int)getpid());
     if (getrandom(b->secret, sizeof b->secret, 0) != (ssize_t)sizeof b->secret) {

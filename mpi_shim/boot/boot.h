@@ -18,9 +18,11 @@
  * and the rank keeps one control connection to the launcher for the
  * exchanges below, for abort, and to say it finalized cleanly. A program
  * started without WEFT_MPI_RANK (no launcher) runs as a singleton: rank 0
- * of 1, with a random secret of its own. Another launcher (Open MPI's
- * mpirun, Slurm) is reached through PMIx in a later issue. The wire
- * protocol is in boot_proto.h.
+ * of 1, with a random secret of its own, unless the environment shows
+ * another launcher that started it as one rank of several (Open MPI's
+ * mpirun, Slurm's srun, a PMI or PMIx launcher): Weft cannot talk to those
+ * yet, and N separate one-rank jobs would run silently, so init fails with
+ * one line naming the launcher. The wire protocol is in boot_proto.h.
  *
  * Threads: wmpi_boot_init, _allgather, _barrier and _finalize are called by
  * one thread at a time (MPI_Init and MPI_Finalize); they block the calling
@@ -53,7 +55,8 @@ typedef struct wmpi_boot {
  * secret). Returns 0, or a negative WEFT_E* code with a message on stderr
  * naming what is wrong: WEFT_EINVAL (malformed variable), -ECONNREFUSED /
  * -ETIMEDOUT / -EHOSTUNREACH... (launcher unreachable), WEFT_EPERM (the
- * launcher refused this rank: wrong secret, or the rank already joined).
+ * launcher refused this rank: wrong secret, or the rank already joined),
+ * WEFT_ENOSYS if another launcher started this process as one of several.
  * On failure b is left as after wmpi_boot_finalize (control_fd -1).
  * Blocks: yes (the calling thread; use before the runtime's I/O is up). */
 int wmpi_boot_init(wmpi_boot *b);
