@@ -22,10 +22,10 @@
  * goes straight to its destination as well), at most RX_CHUNK bytes per
  * system call: the socket's receive buffer then empties, and the peer's
  * writes resume, while the rest of a large payload is still being read.
- * A peer's socket is always
- * read, whether or not a receive is posted for what arrives: the engine
- * buffers unexpected data. Reading and writing are independent, so two
- * ranks sending each other 64 MiB cannot deadlock (the EARTH lesson).
+ * A peer's socket is always read, whether or not a receive is posted for
+ * what arrives: the engine buffers unexpected data. Reading and writing
+ * are independent, so two ranks sending each other 64 MiB cannot deadlock
+ * (the EARTH lesson).
  *
  * Bounded passes: progress(t, budget) reads at most about `budget` bytes
  * from each ready peer and writes at most as much to each, so a pass
@@ -46,8 +46,9 @@
  * ranks streaming large messages both ways then move a third less:
  * docs/performance-notes.md); a sender and a receiver thread per
  * connection (EARTH's modules): kernel threads that block in write() cost
- * a context switch per message and duplicate the I/O server; blocking sockets with a write
- * timeout (a slow reader then stalls the writer's whole engine).
+ * a context switch per message and duplicate the I/O server; blocking
+ * sockets with a write timeout (a slow reader then stalls the writer's
+ * whole engine).
  * Lazy connection (at first send) would scale to larger jobs but needs
  * simultaneous-connect tie-breaking; jobs here are small.
  * Sending large payloads without a copy (vmsplice() of the user's pages
