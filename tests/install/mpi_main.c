@@ -1,6 +1,7 @@
-/* Consumer of an installed Weft's MPI, built by ci/test with
- * `cc mpi_main.c $(pkg-config --cflags --libs weft-mpi)` and run without a
- * launcher (a singleton): MPI_Init, an allreduce over the one rank, print
+/* Consumer of an installed Weft's MPI, built by ci/test both through
+ * find_package(Weft) (Weft::weft_mpi, CMakeLists.txt beside this file) and
+ * with `cc mpi_main.c $(pkg-config --cflags --libs weft-mpi)`, and run
+ * without a launcher (a singleton): MPI_Init, an allreduce over the one rank, print
  * "ok". Exit status 0 on success. */
 #include <mpi.h>
 #include <stdio.h>
