@@ -132,8 +132,8 @@ static double reference_of(int n, int m)
 
 static void print_reference(const mr_results *r)
 {
-    printf("reference: Open MPI 4.1.4 as measured in issue 5 "
-           "(shared memory, these machines)\n");
+    printf("reference: Open MPI 4.1.4, measured earlier on these machines "
+           "(shared memory)\n");
     for (int m = 0; m < M_COUNT; m++) {
         printf("%-10s%-14s", "", metric_names[m] + 4);
         for (int i = 0; i < r->n_ns; i++) {

@@ -25,7 +25,7 @@
  *   weft-all-workers  WEFT_WORKERS as inherited (default: one per core):
  *                     mutex_contended, its 4 ULTs spread over the workers.
  *
- * Output: a table, goal lines (PASS/MISS against the goals of issue 2:
+ * Output: a table, goal lines (PASS/MISS against the runtime's goals:
  * yield <= 1/20 of pthread and <= 1/5 of ucontext, create+join <= 1/50 of
  * pthread, preemption loss < 2 %), one `result:` line per figure and per
  * ratio, a CSV (bench-out/threads.csv, --csv PATH) and, if gnuplot is on
