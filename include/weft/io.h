@@ -91,6 +91,17 @@ typedef struct weft_io_params {
      * are announced with weft_io_kick. The class keeps the fd open until
      * it is unregistered. NULL, or a result < 0: no fd. */
     int (*pollfd)(void *ctx);
+    /* Optional, with pollfd, for a class whose events land in memory (a
+     * shared-memory ring) and reach its fd only when the class makes them
+     * (a doorbell its senders ring): called with asleep = 1 just before a
+     * thread sleeps in the poll set, and with asleep = 0 once it woke.
+     * With asleep = 1 the class makes its fd fire for the next event from
+     * now on, then looks once more: it returns 1 if poll() may already
+     * find something (the sleep becomes a check), else 0; the result of
+     * asleep = 0 is ignored. Called whether or not requests wait, at most
+     * one sleeper at a time, serialised with the other sleepers' calls (not
+     * with poll()). Must not block. */
+    int (*sleeping)(void *ctx, int asleep);
     /* Optional, for a class without pollfd: blocking detection, run on the
      * handle's own blocker kernel thread while requests wait: wait up to
      * timeout_ms (the server passes a slice of 100 ms; honour it,

@@ -8,7 +8,9 @@
  * worker that was woken since it announced its sleep (the scheduler's
  * wf_sched_idle_woken: it may have made a thread runnable on itself, or a
  * waker found it before it blocked), turns the sleep into a check. After
- * the sleep the classes kicked meanwhile are polled.
+ * the sleep the classes kicked meanwhile are polled. A class whose events
+ * land in memory (p.sleeping) is told before the sleep that its doorbell
+ * must ring from now on, and after it that it may stop.
  *
  * Everything here runs under wf_io_reg_lock, and a class's event is
  * dropped unless the class is still registered: unregistering takes the
@@ -58,11 +60,35 @@ int wf_io_poll_class(weft_io_t h, int how)
     return h->builtin ? wf_io_fd_class_round(h, how) : wf_io_poll_round(h, how);
 }
 
+/* A class with a doorbell is told first, then asked whether something
+ * landed already: only if requests wait on it (the order matters: a wait
+ * that starts after the question polls the class itself). */
+static int doorbell_armed(weft_io_t h)
+{
+    if (h->fd < 0 || !h->p.sleeping)
+        return 0;
+    h->asleep = 1;
+    if (!h->p.sleeping(h->p.ctx, 1) || !wf_io_has_waiters(h))
+        return 0;
+    __atomic_store_n(&h->kicked, 1, __ATOMIC_SEQ_CST); /* polled after the check */
+    return 1;
+}
+
+static void doorbells_quiet(void)
+{
+    for (weft_io_t h = wf_io_registry; h; h = h->reg_next)
+        if (h->asleep) {
+            h->asleep = 0;
+            h->p.sleeping(h->p.ctx, 0);
+        }
+}
+
 /* 1 if the sleep must be a check (see the head comment). */
 static int prepare(void)
 {
     int check = wf_sched_idle_woken();
     for (weft_io_t h = wf_io_registry; h; h = h->reg_next) {
+        check |= doorbell_armed(h);
         if (!wf_io_has_waiters(h))
             continue;
         if (h->fd >= 0)
@@ -92,6 +118,7 @@ int wf_io_sleep_in_set(int64_t deadline, int who)
     int n = wf_io_set_wait(ev, MAX_EVENTS, check ? 0 : deadline);
     int prev = wf_io_set_idle_polling(1);
     wf_lock(&wf_io_reg_lock);
+    doorbells_quiet();
     int woken = dispatch(ev, n, WF_DET_BLOCK) + poll_kicked();
     wf_unlock(&wf_io_reg_lock);
     wf_io_set_idle_polling(prev);

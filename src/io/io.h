@@ -114,6 +114,8 @@ struct weft_io {
     int fd;                    /* the class's pollfd in the poll set, or -1 */
     int armed;                 /* atomic: fd armed (one-shot) in the set */
     int kicked;                /* atomic: weft_io_kick since the last poll */
+    int asleep;                /* p.sleeping(ctx, 1) was called; under
+                                  wf_io_reg_lock */
     /* polling period (adapt.c; relaxed atomics) */
     uint32_t period_fp, period_min, period_max;
     wf_sanr period_rule;
