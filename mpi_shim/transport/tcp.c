@@ -399,7 +399,7 @@ static int tcp_pollfd(struct wmpi_transport *t)
 
 static int tcp_reaches(struct wmpi_transport *t, int peer)
 {
-    return peer != t->rank && peer >= 0 && peer < t->size;
+    return peer >= 0 && peer < t->size && t->peers[peer].fd >= 0;
 }
 
 /* ------------------------------------------------------------- life cycle */
@@ -438,7 +438,7 @@ static int watch_all(struct wmpi_transport *t)
 }
 
 static int tcp_create(struct wmpi_transport **out, wmpi_boot *b,
-                      const wmpi_upcalls *up)
+                      const wmpi_upcalls *up, const uint8_t *want)
 {
     struct wmpi_transport *t = calloc(1, sizeof *t);
     int err = WEFT_ENOMEM;
@@ -450,6 +450,7 @@ static int tcp_create(struct wmpi_transport **out, wmpi_boot *b,
     t->size = b->size;
     t->up = up;
     t->boot = b;
+    t->want = want;
     t->peers = calloc((size_t)t->size, sizeof *t->peers);
     if (!t->peers) {
         free(t);
@@ -465,6 +466,7 @@ static int tcp_create(struct wmpi_transport **out, wmpi_boot *b,
         goto fail;
     }
     err = t->size > 1 ? wmpi_tcp_connect_all(t) : 0;
+    t->want = NULL; /* the caller's, valid during create() only */
     if (!err)
         err = watch_all(t);
     if (err)
@@ -483,5 +485,6 @@ const struct wmpi_transport_ops wmpi_tcp_ops = {
     .send = tcp_send,
     .progress = tcp_progress,
     .pollfd = tcp_pollfd,
+    .sleeping = NULL,
     .destroy = tcp_destroy,
 };

@@ -32,15 +32,16 @@ struct wmpi_transport {
     int epfd;          /* every connected peer's socket */
     int rank, size;
     tcp_peer *peers;   /* [size] */
+    const uint8_t *want; /* [size]: peers to connect (create()'s table) */
     const wmpi_upcalls *up;
     wmpi_boot *boot;
 };
 
-/* Connect this rank to every other rank of the job (tcp_connect.c):
+/* Connect this rank to every rank r with want[r] (tcp_connect.c):
  * listen, trade addresses with wmpi_boot_allgather, connect to lower
  * ranks and accept higher ones, each side presenting the job secret. On
  * success peers[r].fd is a connected non-blocking TCP_NODELAY socket for
- * every r != rank, with receive timestamps on (SO_TIMESTAMPNS) where the
+ * every wanted r, with receive timestamps on (SO_TIMESTAMPNS) where the
  * kernel allows. Blocks the calling kernel thread (once, at MPI_Init).
  * Errors: -errno, WEFT_ETIMEDOUT (a peer did not connect within
  * WEFT_MPI_CONNECT_TIMEOUT seconds, default 60). */

@@ -48,7 +48,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <weft/io.h>
 #include <weft/timer.h>
@@ -93,28 +92,6 @@ static int64_t earliest(int64_t a, int64_t b)
 }
 
 /* ------------------------------------------------------------ the card */
-
-static void host_identity(uint8_t id[16])
-{
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    struct stat st;
-    int c, n = 0;
-
-    memset(id, 0, 16);
-    while (f && n < 32 && (c = fgetc(f)) != EOF) {
-        if (c == '-' || c == '\n')
-            continue;
-        id[n / 2] = (uint8_t)(id[n / 2] << 4 | (c <= '9' ? c - '0' : (c | 32) - 'a' + 10));
-        n++;
-    }
-    if (f)
-        fclose(f);
-    if (!n)
-        gethostname((char *)id, 16);
-    if (stat("/proc/self/ns/net", &st) == 0)
-        for (int i = 0; i < 8; i++)
-            id[8 + i] ^= (uint8_t)(st.st_ino >> (8 * i));
-}
 
 static void fill_addrs(card *c)
 {
@@ -249,7 +226,7 @@ static int check_hello(const struct wmpi_transport *t, const pending *p)
         return -1;
     if (h->size != t->size || h->rank <= t->rank || h->rank >= t->size)
         return -1;
-    return t->peers[h->rank].fd < 0 ? h->rank : -1;
+    return t->want[h->rank] && t->peers[h->rank].fd < 0 ? h->rank : -1;
 }
 
 /* Read more of p's hello; 1 when settled (accepted or rejected). */
@@ -342,7 +319,10 @@ static int serve_one(struct wmpi_transport *t, int lfd, pending *pend, int *npen
 static int accept_higher(struct wmpi_transport *t, int lfd, int64_t deadline)
 {
     pending pend[MAX_PENDING];
-    int npend = 0, accepted = 0, want = t->size - 1 - t->rank, err = 0;
+    int npend = 0, accepted = 0, want = 0, err = 0;
+
+    for (int r = t->rank + 1; r < t->size; r++)
+        want += t->want[r] != 0;
 
     while (accepted < want && !err)
         err = serve_one(t, lfd, pend, &npend, &accepted, deadline);
@@ -356,6 +336,8 @@ static int accept_higher(struct wmpi_transport *t, int lfd, int64_t deadline)
 static int connect_lower(struct wmpi_transport *t, const card *cards, int64_t deadline)
 {
     for (int r = 0; r < t->rank; r++) {
+        if (!t->want[r])
+            continue;
         int fd = connect_peer(t, &cards[t->rank], &cards[r], deadline);
         if (fd < 0) {
             fprintf(stderr, "weft-mpi: rank %d: cannot connect to rank %d: %s\n",
@@ -386,7 +368,7 @@ int wmpi_tcp_connect_all(struct wmpi_transport *t)
 
     if (!cards)
         return WEFT_ENOMEM;
-    host_identity(me.host);
+    wmpi_host_identity(me.host);
     fill_addrs(&me);
     lfd = listen_any(t->size + 16, &me.port);
     err = lfd < 0 ? lfd : wmpi_boot_allgather(t->boot, &me, sizeof me, cards);

@@ -20,7 +20,9 @@
  *
  * Contract for a transport:
  *  - create() is collective over the job (it may use wmpi_boot_allgather)
- *    and connects every peer it reaches, or prepares to connect lazily;
+ *    and connects every peer it is asked to reach and can, or prepares to
+ *    connect lazily; reaches() then says which it took (the engine routes
+ *    each peer to one transport, MPICH's "is this address local");
  *  - send(), progress() and every callback run with the engine lock held;
  *    callbacks may call send() again (on any peer);
  *  - frame->done(frame, err) is called exactly once per frame given to
@@ -29,6 +31,9 @@
  *  - pollfd() returns an fd that is readable whenever progress() has work
  *    (an epoll fd, an eventfd doorbell): the I/O server keeps it in its
  *    poll set while threads wait for the engine;
+ *  - a transport whose frames land in memory rather than on an fd has a
+ *    sleeping() op: from sleeping(t, 1) until sleeping(t, 0) its pollfd
+ *    must become readable for every frame (its peers ring a doorbell);
  *  - nothing blocks a kernel thread after create().
  * Frames use host byte order: all ranks of a job share one architecture.
  */
@@ -81,8 +86,13 @@ typedef struct wmpi_transport wmpi_transport; /* each transport's own */
 
 struct wmpi_transport_ops {
     const char *name;
-    /* Collective: set up the transport for this job. */
-    int (*create)(wmpi_transport **out, wmpi_boot *b, const wmpi_upcalls *up);
+    /* Collective: set up the transport for this job, for the peers r with
+     * want[r] != 0 (every rank passes a consistent table: want[j] on rank
+     * i equals want[i] on rank j). A transport may take fewer (reaches);
+     * it then agrees with those peers. Returns 0 or a negative WEFT_E*
+     * code with a message on stderr. Blocks: the calling kernel thread. */
+    int (*create)(wmpi_transport **out, wmpi_boot *b, const wmpi_upcalls *up,
+                  const uint8_t *want);
     /* 1 if this transport carries frames to world rank `peer`. */
     int (*reaches)(wmpi_transport *t, int peer);
     /* Queue `f` for `peer` and write what the peer accepts now. Returns 0,
@@ -94,10 +104,21 @@ struct wmpi_transport_ops {
     void (*progress)(wmpi_transport *t, size_t budget);
     /* An fd readable when progress() has work; -1 if none. */
     int (*pollfd)(wmpi_transport *t);
+    /* Optional (NULL for fd-driven transports): a thread is about to
+     * sleep on pollfd (asleep 1; return 1 if progress() has work already)
+     * or woke (asleep 0). Called without the engine lock; never blocks. */
+    int (*sleeping)(wmpi_transport *t, int asleep);
     /* Close every connection and release `t`. */
     void (*destroy)(wmpi_transport *t);
 };
 
 extern const struct wmpi_transport_ops wmpi_tcp_ops;
+extern const struct wmpi_transport_ops wmpi_shm_ops;
+
+/* This host's identity for the transports (16 bytes): the kernel's boot id
+ * combined with the network and pid namespaces, so that two network
+ * namespaces of one machine (multi-host tests) count as two hosts. Never
+ * blocks. */
+void wmpi_host_identity(uint8_t id[16]);
 
 #endif /* WMPI_TRANSPORT_H */

@@ -89,8 +89,7 @@ static int start_engine(void)
     err = wmpi_placement_init(&wmpi_eng.boot);
     if (err < 0)
         return err;
-    wmpi_eng.tops = &wmpi_tcp_ops;
-    err = wmpi_eng.tops->create(&wmpi_eng.tp, &wmpi_eng.boot, &wmpi_upcalls_engine);
+    err = wmpi_route_create();
     if (err < 0)
         return err;
     return wmpi_io_start();
@@ -206,9 +205,7 @@ int wmpi_finalize(void)
     if (!err)
         err = say_goodbye();
     wmpi_io_stop();
-    if (wmpi_eng.tp)
-        wmpi_eng.tops->destroy(wmpi_eng.tp);
-    wmpi_eng.tp = NULL;
+    wmpi_route_destroy();
     wmpi_abort_set_boot(NULL);
     wmpi_boot_finalize(&wmpi_eng.boot);
     free_queues();

@@ -166,14 +166,40 @@ int wmpi_bind_local_rank(void);
 
 /* ---------------------------------------------------------------- engine */
 
+/* The transports and which carries frames to each peer (route.c). */
+typedef struct wmpi_route {
+    struct {
+        const struct wmpi_transport_ops *ops;
+        wmpi_transport *tp;
+    } tr[2];
+    int n;          /* transports in tr[] */
+    uint8_t *peer;  /* [size]: index into tr[], 0xff for self */
+    int pollfd;     /* what the I/O server watches */
+    int own_epfd;   /* the epoll set joining two transports, or -1 */
+} wmpi_route;
+
+/* MPI_Init: create the transports (WEFT_MPI_TRANSPORT: auto, shm, tcp)
+ * and route every peer to one. Collective. Returns 0 or a negative WEFT_E*
+ * code with a message on stderr. Blocks: yes. */
+int wmpi_route_create(void);
+/* MPI_Finalize (or a failed init): close the transports. */
+void wmpi_route_destroy(void);
+/* The fd the I/O server watches (-1 before create). Never blocks. */
+int wmpi_route_pollfd(void);
+/* The transports' sleeping ops (transport.h); 1 if one has work. Called
+ * without the engine lock. Never blocks. */
+int wmpi_route_sleeping(int asleep);
+/* "shm", "tcp" or "self": which transport carries frames to world rank
+ * `peer` (for messages and tests). Never blocks. */
+const char *wmpi_route_name(int peer);
+
 typedef struct wmpi_engine {
     wmpi_lock lock;
     wmpi_boot boot;
     int rank, size;              /* in the world */
     size_t eager_limit;
     wmpi_peer *peers;            /* [size] */
-    const struct wmpi_transport_ops *tops;
-    wmpi_transport *tp;
+    wmpi_route route;
     wmpi_mq **mq;                /* [nmq], by context id */
     uint32_t nmq;
     /* atomic counters read by waiters without the lock */

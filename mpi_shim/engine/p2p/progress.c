@@ -17,10 +17,12 @@
  *            engine; on a thread with nothing else to do (an idle worker,
  *            the server's thread: weft_io_idle_poll) it waits for the
  *            engine and reads and writes up to 1 MiB per peer;
- *   pollfd() is the transport's fd, readable when progress has work: the
+ *   pollfd() is the transports' fd, readable when progress has work: the
  *            server keeps it in its poll set, so whichever thread sleeps
  *            there (an idle worker, or the server thread while every
- *            worker computes) wakes when data arrives.
+ *            worker computes) wakes when data arrives;
+ *   sleeping() tells shared memory that a thread sleeps on that fd: its
+ *            peers ring the doorbell from then on (route.c, shm.c).
  * Completions that happen outside the transport's fd (a loopback send
  * from another thread, a completion found by another thread's progress)
  * announce themselves with weft_io_kick (wmpi_kick), which wakes the
@@ -48,12 +50,6 @@ static struct {
     wmpi_waiter **arr; /* group()'s copy of the waiting set */
     int n, cap;
 } set;
-
-void wmpi_progress_locked(size_t budget)
-{
-    if (wmpi_eng.tp)
-        wmpi_eng.tops->progress(wmpi_eng.tp, budget);
-}
 
 /* --------------------------------------------------- the I/O server's side */
 
@@ -114,7 +110,13 @@ static int io_poll(void *ctx)
 static int io_pollfd(void *ctx)
 {
     (void)ctx;
-    return wmpi_eng.tp ? wmpi_eng.tops->pollfd(wmpi_eng.tp) : -1;
+    return wmpi_route_pollfd();
+}
+
+static int io_sleeping(void *ctx, int asleep)
+{
+    (void)ctx;
+    return wmpi_route_sleeping(asleep);
 }
 
 /* ------------------------------------------------------------ set-up */
@@ -122,7 +124,8 @@ static int io_pollfd(void *ctx)
 int wmpi_io_start(void)
 {
     weft_io_params p = { .name = "mpi", .poll = io_poll, .group = io_group,
-                         .pollfd = io_pollfd, .frequency = 0 };
+                         .pollfd = io_pollfd, .sleeping = io_sleeping,
+                         .frequency = 0 };
 
     wmpi_eng.io = weft_io_register(&p);
     return wmpi_eng.io == WEFT_IO_NULL ? WEFT_ENOMEM : 0;

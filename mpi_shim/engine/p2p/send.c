@@ -39,11 +39,6 @@
 #define REQ_OF_FRAME(f) \
     ((wmpi_request *)((char *)(f) - offsetof(wmpi_request, frame)))
 
-int wmpi_frame_send_locked(int peer, wmpi_frame *f)
-{
-    return wmpi_eng.tops->send(wmpi_eng.tp, peer, f);
-}
-
 /* Written (or dropped): the send is complete. */
 static void payload_done(wmpi_frame *f, int err)
 {

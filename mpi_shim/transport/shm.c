@@ -1,0 +1,502 @@
+/* The shared-memory transport: frames between the ranks of one host
+ * through a ring per ordered pair (segments and wire-up: shm_setup.c).
+ *
+ * Design. A frame becomes a record in the receiver's ring from us: one
+ * cache line (its kind, its header, and for CMA the payload's address),
+ * followed for an inline frame by the payload, copied into the ring (two
+ * copies in all, cheap for small messages). A payload of cma_min bytes or
+ * more, when the receiver can read our memory, stays where it is: the
+ * receiver copies it once with process_vm_readv straight into its
+ * destination, and moves the ring's head past the record only once the
+ * copy is done, which is how we learn the frame is finished. Records and
+ * payloads are written as the ring has room; what does not fit stays
+ * queued (sending never waits for receiving: two ranks streaming large
+ * inline messages at each other cannot deadlock). Positions are byte
+ * counts that only grow; the producer publishes `tail` and the consumer
+ * `head`, each with a release store, so no atomic read-modify-write is on
+ * the path of a message (Open MPI's fast boxes and MPICH's POSIX eager
+ * queues make the same choice).
+ *
+ * Waiting without a system call. A receiver finds its messages by
+ * polling the rings, which the I/O server does while a thread waits and a
+ * worker spins. Before a thread sleeps on our pollfd, sleeping(1) sets
+ * `asleep` in our segment (a full fence), then looks at the rings once
+ * more; a sender that published something reads `asleep` after its own
+ * fence and, if it is set, rings our doorbell (an eventfd in the pollfd).
+ * One of the two always sees the other, so no message is left unnoticed
+ * beside a sleeper, and while nobody sleeps a message costs no system
+ * call. The same handshake runs the other way for a producer that waits
+ * for room or for a CMA copy (`waiting`): the consumer rings its doorbell
+ * after moving `head`.
+ *
+ * A peer that dies is noticed through its pidfd (in the pollfd): what it
+ * wrote before is still delivered, then its frames fail and the engine
+ * is told (lost), like a broken TCP connection.
+ *
+ * Invariants: a frame is in at most one of a peer's send queue or its CMA
+ * list; records are written whole before `tail` covers them.
+ * Locking: everything but sleeping() runs under the engine lock;
+ * sleeping() only reads positions and flags (atomics).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "transport/shm.h"
+
+#define REC sizeof(shm_rec)
+#define RING_BYTES ((size_t)128 * 1024) /* per ordered pair of ranks */
+#define CMA_MIN ((size_t)16 * 1024)     /* smaller payloads go inline */
+#define REAP_PASSES 4096                /* progress passes between looks for dead peers */
+
+/* ------------------------------------------------------------ ring bytes */
+
+static void copy_in(struct wmpi_transport *t, shm_ring *r, uint64_t pos, const void *src,
+                    size_t n)
+{
+    size_t at = (size_t)(pos & (t->ring_bytes - 1)), first = t->ring_bytes - at;
+
+    if (n <= first) {
+        memcpy(r->data + at, src, n);
+        return;
+    }
+    memcpy(r->data + at, src, first);
+    memcpy(r->data, (const char *)src + first, n - first);
+}
+
+static void copy_out(struct wmpi_transport *t, const shm_ring *r, uint64_t pos, void *dst,
+                     size_t n)
+{
+    size_t at = (size_t)(pos & (t->ring_bytes - 1)), first = t->ring_bytes - at;
+
+    if (n <= first) {
+        memcpy(dst, r->data + at, n);
+        return;
+    }
+    memcpy(dst, r->data + at, first);
+    memcpy((char *)dst + first, r->data, n - first);
+}
+
+static void ring_bell(int fd)
+{
+    uint64_t one = 1;
+
+    if (write(fd, &one, sizeof one) < 0) {
+        /* the counter is saturated: the bell is ringing anyway */
+    }
+}
+
+/* After publishing: wake the other side if it sleeps and wants to know. */
+static void wake_if_asleep(shm_peer *p, const int *wants)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if ((!wants || __atomic_load_n(wants, __ATOMIC_RELAXED)) &&
+        __atomic_load_n(&p->peer_ctl->asleep, __ATOMIC_RELAXED))
+        ring_bell(p->bell);
+}
+
+/* ------------------------------------------------------------------ loss */
+
+static wmpi_frame *pop(wmpi_frame **head, wmpi_frame **tail)
+{
+    wmpi_frame *f = *head;
+
+    *head = f->next;
+    if (!*head)
+        *tail = NULL;
+    f->next = NULL;
+    f->queued = 0;
+    return f;
+}
+
+static void push(wmpi_frame **head, wmpi_frame **tail, wmpi_frame *f)
+{
+    f->next = NULL;
+    if (*tail)
+        (*tail)->next = f;
+    else
+        *head = f;
+    *tail = f;
+}
+
+/* The peer is gone: finish everything in flight with `err`. */
+static void lose(struct wmpi_transport *t, shm_peer *p, int err)
+{
+    if (p->dead)
+        return;
+    p->dead = 1;
+    if (p->pidfd >= 0)
+        epoll_ctl(t->epfd, EPOLL_CTL_DEL, p->pidfd, NULL);
+    if (p->in_payload) {
+        p->in_payload = 0;
+        t->up->payload(p->rank, &p->rrec.hdr, &p->rx, err);
+    }
+    while (p->sq_head) {
+        wmpi_frame *f = pop(&p->sq_head, &p->sq_tail);
+        f->done(f, err);
+    }
+    while (p->cma_head) {
+        wmpi_frame *f = pop(&p->cma_head, &p->cma_tail);
+        f->done(f, err);
+    }
+    t->up->lost(p->rank, err);
+}
+
+/* ---------------------------------------------------------------- sending */
+
+/* Free bytes in p's ring, reading the consumer's head again only when the
+ * last value read leaves less than `need`. */
+static size_t room(struct wmpi_transport *t, shm_peer *p, uint64_t tail, size_t need)
+{
+    uint64_t head = __atomic_load_n(&p->head_seen, __ATOMIC_RELAXED);
+
+    if (t->ring_bytes - (size_t)(tail - head) < need) {
+        head = __atomic_load_n(&p->out->head, __ATOMIC_ACQUIRE);
+        __atomic_store_n(&p->head_seen, head, __ATOMIC_RELAXED);
+    }
+    return t->ring_bytes - (size_t)(tail - head);
+}
+
+static int by_cma(struct wmpi_transport *t, shm_peer *p, const wmpi_frame *f)
+{
+    return f->hdr.plen >= t->cma_min && __atomic_load_n(&p->out->cma_ok, __ATOMIC_ACQUIRE);
+}
+
+/* Write f's record; 0 if the ring has no room for it. */
+static int put_record(struct wmpi_transport *t, shm_peer *p, wmpi_frame *f, uint64_t *tail)
+{
+    shm_rec rec = { .kind = by_cma(t, p, f) ? SHM_CMA : SHM_INLINE,
+                    .addr = (uint64_t)(uintptr_t)f->payload,
+                    .hdr = f->hdr };
+
+    if (room(t, p, *tail, REC) < REC)
+        return 0;
+    copy_in(t, p->out, *tail, &rec, REC);
+    *tail += REC;
+    f->sent = REC;
+    return rec.kind;
+}
+
+/* Write as much of f's inline payload as fits; 1 when all of it is in. */
+static int put_payload(struct wmpi_transport *t, shm_peer *p, wmpi_frame *f, uint64_t *tail)
+{
+    size_t off = f->sent - REC, left = (size_t)f->hdr.plen - off;
+    size_t n = room(t, p, *tail, left);
+
+    n = n < left ? n : left;
+    copy_in(t, p->out, *tail, (const char *)f->payload + off, n);
+    *tail += n;
+    f->sent += n;
+    return n == left;
+}
+
+/* Write the queue into the ring while it has room. A CMA frame is done
+ * when the consumer has read it (reap_cma); an inline one, once copied. */
+static void tx(struct wmpi_transport *t, shm_peer *p)
+{
+    uint64_t tail = __atomic_load_n(&p->out->tail, __ATOMIC_RELAXED), start = tail;
+
+    p->in_tx = 1;
+    while (p->sq_head) {
+        wmpi_frame *f = p->sq_head;
+        int kind = SHM_INLINE;
+
+        if (f->sent == 0 && !(kind = put_record(t, p, f, &tail)))
+            break;
+        if (kind == SHM_CMA) {
+            pop(&p->sq_head, &p->sq_tail);
+            f->sent = (size_t)tail; /* done once head passes its record */
+            f->queued = 1;
+            push(&p->cma_head, &p->cma_tail, f);
+            continue;
+        }
+        if (!put_payload(t, p, f, &tail))
+            break;
+        pop(&p->sq_head, &p->sq_tail);
+        f->done(f, 0);
+    }
+    __atomic_store_n(&p->out->tail, tail, __ATOMIC_RELEASE);
+    p->in_tx = 0;
+    int wants = p->sq_head || p->cma_head;
+    if (__atomic_load_n(&p->out->waiting, __ATOMIC_RELAXED) != wants)
+        __atomic_store_n(&p->out->waiting, wants, __ATOMIC_SEQ_CST);
+    if (tail != start)
+        wake_if_asleep(p, NULL);
+}
+
+/* The consumer has read the CMA payloads whose records head passed. */
+static void reap_cma(shm_peer *p)
+{
+    uint64_t head = __atomic_load_n(&p->out->head, __ATOMIC_ACQUIRE);
+
+    __atomic_store_n(&p->head_seen, head, __ATOMIC_RELAXED);
+    while (p->cma_head && (uint64_t)p->cma_head->sent <= head) {
+        wmpi_frame *f = pop(&p->cma_head, &p->cma_tail);
+        f->done(f, 0);
+    }
+}
+
+static int shm_send(struct wmpi_transport *t, int peer, wmpi_frame *f)
+{
+    shm_peer *p = &t->peers[peer];
+
+    if (p->dead) {
+        f->done(f, -ECONNRESET);
+        return -ECONNRESET;
+    }
+    f->sent = 0;
+    f->queued = 1;
+    push(&p->sq_head, &p->sq_tail, f);
+    if (!p->in_tx && p->sq_head == f)
+        tx(t, p);
+    return 0;
+}
+
+/* -------------------------------------------------------------- receiving */
+
+static void take_header(struct wmpi_transport *t, shm_peer *p, uint64_t *head)
+{
+    copy_out(t, p->in, *head, &p->rrec, REC);
+    if (p->rrec.kind != SHM_CMA)
+        *head += REC; /* a CMA record stays until its payload is read */
+    p->rgot = 0;
+    p->in_payload = 1;
+    t->up->header(p->rank, &p->rrec.hdr, &p->rx);
+    if (p->rx.keep > p->rrec.hdr.plen)
+        p->rx.keep = (size_t)p->rrec.hdr.plen;
+}
+
+/* Inline payload bytes that arrived, up to `budget`; how many were taken. */
+static size_t take_inline(struct wmpi_transport *t, shm_peer *p, uint64_t *head, uint64_t tail,
+                          size_t budget)
+{
+    uint64_t need = p->rrec.hdr.plen - p->rgot;
+    size_t take = (size_t)(tail - *head);
+
+    take = take < need ? take : (size_t)need;
+    take = take < budget ? take : budget;
+    if (p->rgot < p->rx.keep) {
+        size_t store = p->rx.keep - p->rgot < take ? p->rx.keep - p->rgot : take;
+        copy_out(t, p->in, *head, (char *)p->rx.buf + p->rgot, store);
+    }
+    *head += take;
+    p->rgot += take;
+    return take;
+}
+
+/* Read up to `budget` bytes of a CMA payload straight from the sender's
+ * buffer; bytes past what the engine keeps are never read. -errno on a
+ * failed read. */
+static ssize_t take_cma(shm_peer *p, uint64_t *head, size_t budget)
+{
+    if (p->rgot >= p->rx.keep) {
+        size_t skipped = (size_t)(p->rrec.hdr.plen - p->rgot);
+        p->rgot = p->rrec.hdr.plen;
+        *head += REC;
+        return (ssize_t)skipped;
+    }
+    size_t n = p->rx.keep - p->rgot < budget ? p->rx.keep - p->rgot : budget;
+    struct iovec l = { (char *)p->rx.buf + p->rgot, n };
+    struct iovec r = { (void *)(uintptr_t)(p->rrec.addr + p->rgot), n };
+    ssize_t got = process_vm_readv(p->pid, &l, 1, &r, 1, 0);
+    if (got <= 0)
+        return got < 0 ? -errno : -EFAULT;
+    p->rgot += (uint64_t)got;
+    if (p->rgot >= p->rx.keep) {
+        p->rgot = p->rrec.hdr.plen;
+        *head += REC;
+    }
+    return got;
+}
+
+static void rx(struct wmpi_transport *t, shm_peer *p, size_t budget)
+{
+    uint64_t head = __atomic_load_n(&p->in->head, __ATOMIC_RELAXED), start = head;
+    uint64_t tail = __atomic_load_n(&p->in->tail, __ATOMIC_ACQUIRE);
+
+    while (!p->dead && budget) {
+        if (!p->in_payload) {
+            if (tail - head < REC)
+                break;
+            take_header(t, p, &head);
+        }
+        if (p->rrec.kind == SHM_CMA && p->rgot < p->rrec.hdr.plen) {
+            ssize_t n = take_cma(p, &head, budget);
+            if (n < 0) {
+                lose(t, p, (int)n);
+                return;
+            }
+            budget -= (size_t)n < budget ? (size_t)n : budget;
+        } else if (p->rgot < p->rrec.hdr.plen) {
+            size_t n = take_inline(t, p, &head, tail, budget);
+            if (n == 0)
+                break;
+            budget -= n;
+        }
+        if (p->rgot < p->rrec.hdr.plen)
+            break;
+        p->in_payload = 0;
+        t->up->payload(p->rank, &p->rrec.hdr, &p->rx, 0);
+    }
+    if (head == start)
+        return;
+    __atomic_store_n(&p->in->head, head, __ATOMIC_RELEASE);
+    wake_if_asleep(p, &p->in->waiting);
+}
+
+/* ---------------------------------------------------------------- progress */
+
+/* Peers whose pidfd fired have exited: deliver what they wrote, then
+ * lose them. sleeping() looks (it makes a system call anyway) and raises
+ * `exited`; a process that never sleeps looks every REAP_PASSES passes. */
+static void reap_dead(struct wmpi_transport *t)
+{
+    struct epoll_event ev[16];
+
+    if (!__atomic_exchange_n(&t->exited, 0, __ATOMIC_ACQUIRE) && ++t->passes % REAP_PASSES)
+        return;
+    int n = epoll_wait(t->epfd, ev, 16, 0);
+    for (int i = 0; i < n; i++) {
+        shm_peer *p = ev[i].data.ptr;
+        if (!p || p->dead)
+            continue;
+        rx(t, p, SIZE_MAX);
+        lose(t, p, -ECONNRESET);
+    }
+}
+
+static void shm_progress(struct wmpi_transport *t, size_t budget)
+{
+    for (int i = 0; i < t->nlocal; i++) {
+        shm_peer *p = &t->peers[t->local[i]];
+
+        if (!p->on || p->dead)
+            continue;
+        rx(t, p, budget);
+        if (p->cma_head)
+            reap_cma(p);
+        if (p->sq_head && !p->in_tx && !p->dead)
+            tx(t, p);
+    }
+    if (t->epfd >= 0)
+        reap_dead(t);
+}
+
+/* Work for progress: bytes in an inbound ring, or a consumer that moved
+ * the head of a ring we wait on. */
+static int has_work(struct wmpi_transport *t)
+{
+    for (int i = 0; i < t->nlocal; i++) {
+        shm_peer *p = &t->peers[t->local[i]];
+
+        if (!p->on)
+            continue;
+        if (__atomic_load_n(&p->in->tail, __ATOMIC_ACQUIRE) !=
+            __atomic_load_n(&p->in->head, __ATOMIC_RELAXED))
+            return 1;
+        if (__atomic_load_n(&p->out->waiting, __ATOMIC_RELAXED) &&
+            __atomic_load_n(&p->out->head, __ATOMIC_ACQUIRE) !=
+                __atomic_load_n(&p->head_seen, __ATOMIC_RELAXED))
+            return 1;
+    }
+    return 0;
+}
+
+static int shm_sleeping(struct wmpi_transport *t, int asleep)
+{
+    uint64_t v;
+
+    if (!t->ctl)
+        return 0;
+    if (!asleep) {
+        __atomic_store_n(&t->ctl->asleep, 0, __ATOMIC_RELAXED);
+        return 0;
+    }
+    struct epoll_event ev[16];
+    int n = epoll_wait(t->epfd, ev, 16, 0);
+    for (int i = 0; i < n; i++)
+        if (!ev[i].data.ptr && read(t->bell, &v, sizeof v) < 0) {
+            /* EAGAIN: another thread drained it */
+        } else if (ev[i].data.ptr) {
+            __atomic_store_n(&t->exited, 1, __ATOMIC_RELEASE);
+        }
+    __atomic_store_n(&t->ctl->asleep, 1, __ATOMIC_SEQ_CST);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return __atomic_load_n(&t->exited, __ATOMIC_RELAXED) || has_work(t);
+}
+
+static int shm_pollfd(struct wmpi_transport *t)
+{
+    return t->epfd;
+}
+
+static int shm_reaches(struct wmpi_transport *t, int peer)
+{
+    return peer >= 0 && peer < t->size && t->peers[peer].on;
+}
+
+/* ------------------------------------------------------------- life cycle */
+
+static void shm_destroy(struct wmpi_transport *t)
+{
+    wmpi_shm_teardown(t);
+    free(t->peers);
+    free(t);
+}
+
+/* WEFT_MPI_CMA=0 turns single-copy transfers off (every payload through
+ * the rings). */
+static size_t cma_min(void)
+{
+    const char *v = getenv("WEFT_MPI_CMA");
+
+    return v && strcmp(v, "0") == 0 ? SIZE_MAX : CMA_MIN;
+}
+
+static int shm_create(struct wmpi_transport **out, wmpi_boot *b, const wmpi_upcalls *up,
+                      const uint8_t *want)
+{
+    struct wmpi_transport *t = calloc(1, sizeof *t);
+    int err;
+
+    *out = NULL;
+    if (!t)
+        return WEFT_ENOMEM;
+    t->rank = b->rank;
+    t->size = b->size;
+    t->up = up;
+    t->boot = b;
+    t->ring_bytes = RING_BYTES;
+    t->cma_min = cma_min();
+    t->memfd = t->bell = t->epfd = -1;
+    t->peers = calloc((size_t)t->size, sizeof *t->peers);
+    if (!t->peers) {
+        free(t);
+        return WEFT_ENOMEM;
+    }
+    for (int r = 0; r < t->size; r++) {
+        t->peers[r].rank = r;
+        t->peers[r].bell = t->peers[r].pidfd = -1;
+    }
+    err = wmpi_shm_setup(t, want);
+    if (err < 0) {
+        shm_destroy(t);
+        return err;
+    }
+    *out = t;
+    return 0;
+}
+
+const struct wmpi_transport_ops wmpi_shm_ops = {
+    .name = "shm",
+    .create = shm_create,
+    .reaches = shm_reaches,
+    .send = shm_send,
+    .progress = shm_progress,
+    .pollfd = shm_pollfd,
+    .sleeping = shm_sleeping,
+    .destroy = shm_destroy,
+};

@@ -1,0 +1,120 @@
+/* The shared-memory transport's internals, shared by shm.c (moving
+ * frames) and shm_setup.c (making and mapping the segments). The engine
+ * sees only wmpi_shm_ops (transport.h).
+ *
+ * Layout. Each rank owns one segment (a memfd, so nothing is left in
+ * /dev/shm whatever kills the job) holding the rings its local peers
+ * write to it: a control line, then one ring per local rank, indexed by
+ * the sender's place among this host's ranks. A ring is a single-producer
+ * single-consumer byte ring; its producer alone writes `tail` and
+ * `waiting`, its consumer alone writes `head` and `cma_ok`, each on a
+ * cache line of its own, so neither side ever needs an atomic
+ * read-modify-write.
+ */
+#ifndef WMPI_SHM_H
+#define WMPI_SHM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "transport/transport.h"
+
+#define SHM_LINE 64
+#define SHM_MAGIC 0x57534d31u /* "WSM1" */
+
+/* The first line of a segment. */
+typedef struct shm_ctl {
+    uint32_t magic;
+    uint32_t nslots;
+    uint64_t ring_bytes;
+    _Alignas(SHM_LINE) int asleep; /* owner: a thread sleeps on its doorbell */
+} shm_ctl;
+
+/* One ring's indexes; its bytes follow (ring_bytes, a power of two). */
+typedef struct shm_ring {
+    _Alignas(SHM_LINE) uint64_t tail; /* producer: bytes written so far */
+    int waiting;                      /* producer: it waits for head to move */
+    _Alignas(SHM_LINE) uint64_t head; /* consumer: bytes consumed so far */
+    int cma_ok;                       /* consumer: it can read the producer's
+                                         memory (process_vm_readv) */
+    _Alignas(SHM_LINE) unsigned char data[];
+} shm_ring;
+
+/* A frame's record in a ring: exactly one cache line, always whole (ring
+ * sizes are multiples of it); an inline payload follows, padded to the
+ * next line. */
+enum { SHM_INLINE = 1, SHM_CMA = 2 };
+typedef struct shm_rec {
+    uint32_t kind;
+    uint32_t pad_;
+    uint64_t addr;  /* SHM_CMA: the payload's address in the sender */
+    wmpi_hdr hdr;
+} shm_rec;
+_Static_assert(sizeof(shm_rec) == SHM_LINE, "a record is one cache line");
+
+typedef struct shm_peer {
+    int rank;            /* world rank */
+    int on;              /* 1: this pair talks through shared memory */
+    int dead;            /* the peer is gone (or its ring broke) */
+    pid_t pid;
+    int pidfd;           /* readable once the peer exits; -1 */
+    int bell;            /* the peer's doorbell (an eventfd); -1 */
+    shm_ctl *peer_ctl;   /* the peer's segment, mapped */
+    size_t peer_len;
+    shm_ring *out;       /* our ring in the peer's segment */
+    shm_ring *in;        /* its ring in ours */
+    /* sending: frames in order; the head may be partly written */
+    wmpi_frame *sq_head, *sq_tail;
+    wmpi_frame *cma_head, *cma_tail; /* SHM_CMA records the peer still reads */
+    uint64_t head_seen;  /* atomic: out->head as last read */
+    int in_tx;           /* tx() is running for this peer (re-entry guard) */
+    /* receiving */
+    int in_payload;
+    shm_rec rrec;
+    wmpi_rx rx;
+    uint64_t rgot;
+} shm_peer;
+
+struct wmpi_transport {
+    int rank, size;
+    const wmpi_upcalls *up;
+    wmpi_boot *boot;
+    shm_peer *peers;     /* [size] */
+    int *local;          /* [nlocal]: this host's world ranks, ascending */
+    int nlocal, me;      /* me: this rank's index in local[] */
+    size_t ring_bytes;
+    size_t cma_min;      /* payloads this big go by CMA; SIZE_MAX: never */
+    shm_ctl *ctl;        /* our segment */
+    size_t seg_len;
+    int memfd;           /* our segment's fd, closed once peers mapped it */
+    int bell;            /* our doorbell: an eventfd */
+    int epfd;            /* the pollfd: our doorbell and the peers' pidfds */
+    int exited;          /* atomic: a peer's pidfd fired (sleeping saw it) */
+    unsigned passes;     /* progress passes, to look for dead peers now and then */
+};
+
+/* The ring of local index `slot` in the segment at `ctl`. */
+static inline shm_ring *wmpi_shm_ring(shm_ctl *ctl, int slot)
+{
+    size_t stride = sizeof(shm_ring) + (size_t)ctl->ring_bytes;
+    return (shm_ring *)((char *)ctl + sizeof(shm_ctl) + (size_t)slot * stride);
+}
+
+static inline size_t wmpi_shm_segment_bytes(int nslots, size_t ring_bytes)
+{
+    return sizeof(shm_ctl) + (size_t)nslots * (sizeof(shm_ring) + ring_bytes);
+}
+
+/* Make our segment and doorbell, trade them with the job through the
+ * launcher, map the segment of every local peer r with want[r], and agree
+ * with each on whether the pair uses shared memory (both sides could map
+ * and ring the other) and CMA (each side could read the other's memory).
+ * Collective over the job. Returns 0 (peers[r].on says which pairs) or a
+ * negative WEFT_E* code. Blocks: the calling kernel thread. */
+int wmpi_shm_setup(struct wmpi_transport *t, const uint8_t *want);
+
+/* Unmap and close everything setup made. */
+void wmpi_shm_teardown(struct wmpi_transport *t);
+
+#endif /* WMPI_SHM_H */
