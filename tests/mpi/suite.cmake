@@ -3,8 +3,11 @@
 # holds the programs (<program>.c) and a `testlist`, one test a line:
 #   <program> <ranks> [env=VAR=VALUE ...]
 # Each line becomes the CTest test mpi_<program>_np<ranks>[_<ENV>] (label
-# mpi). If Open MPI is installed (mpicc.openmpi), the same programs are
-# also built with its mpicc and run with its mpirun (tests ompi_..., labels
+# mpi). Lines run over the default transport (shared memory between the
+# ranks of one host); each program's first line with several ranks runs
+# once more over TCP (WEFT_MPI_TRANSPORT=tcp, test name suffix _tcp). If
+# Open MPI is installed (mpicc.openmpi), the same programs are also built
+# with its mpicc and run with its mpirun (tests ompi_..., labels
 # mpi;openmpi): the tests must test MPI, not Weft's quirks.
 # Programs include "mpi_test_util.h" (tests/mpi/common).
 #
@@ -85,9 +88,10 @@ function(mpi_test_ompi_program prog src cc)
   add_custom_target(ompi_${prog} ALL DEPENDS ${out})
 endfunction()
 
-# mpi_test_run(<program> <ranks> [WRAPPED] [ENV VAR=VALUE...] [SUFFIX s])
+# mpi_test_run(<program> <ranks> [WRAPPED] [WEFT_ONLY] [ENV VAR=VALUE...]
+#              [SUFFIX s]); WEFT_ONLY: no Open MPI counterpart.
 function(mpi_test_run prog np)
-  cmake_parse_arguments(T "WRAPPED" "SUFFIX" "ENV" ${ARGN})
+  cmake_parse_arguments(T "WRAPPED;WEFT_ONLY" "SUFFIX" "ENV" ${ARGN})
   set(name mpi_${prog}_np${np}${T_SUFFIX})
   set(exe $<TARGET_FILE:${prog}>)
   if(T_WRAPPED)
@@ -98,7 +102,7 @@ function(mpi_test_run prog np)
   math(EXPR limit "${MPI_TEST_TIMEOUT} + 30")
   set_tests_properties(${name} PROPERTIES LABELS mpi TIMEOUT ${limit}
     ENVIRONMENT "${T_ENV}")
-  if(TARGET ompi_${prog} AND OMPI_MPIRUN)
+  if(TARGET ompi_${prog} AND OMPI_MPIRUN AND NOT T_WEFT_ONLY)
     add_test(NAME ompi_${prog}_np${np}${T_SUFFIX}
       COMMAND ${OMPI_MPIRUN} -n ${np} --oversubscribe --timeout ${MPI_TEST_TIMEOUT}
               ${CMAKE_CURRENT_BINARY_DIR}/ompi/${prog})
@@ -119,6 +123,7 @@ function(mpi_test_suite)
   file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/testlist lines REGEX "^[^#]")
   set(seen "")
   set(skipped "")
+  set(over_tcp "")
   foreach(line IN LISTS lines)
     string(REGEX REPLACE "[ \t]+" ";" fields "${line}")
     list(POP_FRONT fields prog np)
@@ -144,5 +149,12 @@ function(mpi_test_suite)
       set(suffix "_${suffix}")
     endif()
     mpi_test_run(${prog} ${np} ${wrapped} ENV ${env} SUFFIX "${suffix}")
+    # Ranks of one host talk through shared memory; each program's first
+    # multi-rank line runs once more over TCP, the transport between hosts.
+    if(np GREATER 1 AND NOT prog IN_LIST over_tcp)
+      list(APPEND over_tcp ${prog})
+      mpi_test_run(${prog} ${np} ${wrapped} WEFT_ONLY
+                   ENV ${env} WEFT_MPI_TRANSPORT=tcp SUFFIX "${suffix}_tcp")
+    endif()
   endforeach()
 endfunction()
