@@ -3,19 +3,20 @@
  *
  * Design. A frame becomes a record in the receiver's ring from us: one
  * cache line (its kind, its header, and for CMA the payload's address),
- * followed for an inline frame by the payload, copied into the ring (two
- * copies in all, cheap for small messages). A payload of cma_min bytes or
- * more, when the receiver can read our memory, stays where it is: the
- * receiver copies it once with process_vm_readv straight into its
- * destination, and moves the ring's head past the record only once the
- * copy is done, which is how we learn the frame is finished. Records and
- * payloads are written as the ring has room; what does not fit stays
- * queued (sending never waits for receiving: two ranks streaming large
- * inline messages at each other cannot deadlock). Positions are byte
- * counts that only grow; the producer publishes `tail` and the consumer
- * `head`, each with a release store, so no atomic read-modify-write is on
- * the path of a message (Open MPI's fast boxes and MPICH's POSIX eager
- * queues make the same choice).
+ * followed for an inline frame by the payload, copied into the ring as it
+ * has room while the receiver copies out what is there: two copies, on
+ * two CPUs at once for a large payload. With WEFT_MPI_CMA=<bytes>, a
+ * payload that size or larger, when the receiver can read our memory,
+ * stays where it is: the receiver copies it once with process_vm_readv
+ * straight into its destination, and moves the ring's head past the
+ * record only once the copy is done, which is how we learn the frame is
+ * finished. Records and payloads are written as the ring has room; what
+ * does not fit stays queued (sending never waits for receiving: two ranks
+ * streaming large messages at each other cannot deadlock). Positions are
+ * byte counts that only grow; the producer publishes `tail` and the
+ * consumer `head`, each with a release store, so no atomic
+ * read-modify-write is on the path of a message (Open MPI's fast boxes
+ * and MPICH's POSIX eager queues make the same choice).
  *
  * Waiting without a system call. A receiver finds its messages by
  * polling the rings, which the I/O server does while a thread waits and a
@@ -27,7 +28,10 @@
  * beside a sleeper, and while nobody sleeps a message costs no system
  * call. The same handshake runs the other way for a producer that waits
  * for room or for a CMA copy (`waiting`): the consumer rings its doorbell
- * after moving `head`.
+ * after moving `head`. While bytes flow through the rings (a large
+ * message in passage), sleeping() turns the sleep into a check: a worker
+ * that stopped spinning mid-message keeps copying instead of waiting for
+ * a doorbell per ring-full.
  *
  * A peer that dies is noticed through its pidfd (in the pollfd): what it
  * wrote before is still delivered, then its frames fail and the engine
@@ -36,9 +40,11 @@
  * Invariants: a frame is in at most one of a peer's send queue or its CMA
  * list; records are written whole before `tail` covers them.
  * Locking: everything but sleeping() runs under the engine lock;
- * sleeping() only reads positions and flags (atomics).
+ * sleeping() reads positions and flags (atomics) and alone keeps
+ * moved_told (its calls are serialised).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -48,8 +54,7 @@
 #include "transport/shm.h"
 
 #define REC sizeof(shm_rec)
-#define RING_BYTES ((size_t)128 * 1024) /* per ordered pair of ranks */
-#define CMA_MIN ((size_t)16 * 1024)     /* smaller payloads go inline */
+#define RING_BYTES ((size_t)256 * 1024) /* per ordered pair of ranks */
 #define REAP_PASSES 4096                /* progress passes between looks for dead peers */
 
 /* ------------------------------------------------------------ ring bytes */
@@ -96,6 +101,13 @@ static void wake_if_asleep(shm_peer *p, const int *wants)
     if ((!wants || __atomic_load_n(wants, __ATOMIC_RELAXED)) &&
         __atomic_load_n(&p->peer_ctl->asleep, __ATOMIC_RELAXED))
         ring_bell(p->bell);
+}
+
+/* Bytes went through a ring: a transfer is flowing (see shm_sleeping). */
+static void note_moved(struct wmpi_transport *t, uint64_t n)
+{
+    __atomic_store_n(&t->moved, __atomic_load_n(&t->moved, __ATOMIC_RELAXED) + n,
+                     __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------ loss */
@@ -223,8 +235,10 @@ static void tx(struct wmpi_transport *t, shm_peer *p)
     int wants = p->sq_head || p->cma_head;
     if (__atomic_load_n(&p->out->waiting, __ATOMIC_RELAXED) != wants)
         __atomic_store_n(&p->out->waiting, wants, __ATOMIC_SEQ_CST);
-    if (tail != start)
+    if (tail != start) {
+        note_moved(t, tail - start);
         wake_if_asleep(p, NULL);
+    }
 }
 
 /* The consumer has read the CMA payloads whose records head passed. */
@@ -343,6 +357,7 @@ static void rx(struct wmpi_transport *t, shm_peer *p, size_t budget)
     }
     if (head == start)
         return;
+    note_moved(t, head - start);
     __atomic_store_n(&p->in->head, head, __ATOMIC_RELEASE);
     wake_if_asleep(p, &p->in->waiting);
 }
@@ -425,7 +440,10 @@ static int shm_sleeping(struct wmpi_transport *t, int asleep)
         }
     __atomic_store_n(&t->ctl->asleep, 1, __ATOMIC_SEQ_CST);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    return __atomic_load_n(&t->exited, __ATOMIC_RELAXED) || has_work(t);
+    uint64_t moved = __atomic_load_n(&t->moved, __ATOMIC_RELAXED);
+    int flowing = moved != t->moved_told;
+    t->moved_told = moved;
+    return flowing || __atomic_load_n(&t->exited, __ATOMIC_RELAXED) || has_work(t);
 }
 
 static int shm_pollfd(struct wmpi_transport *t)
@@ -447,13 +465,22 @@ static void shm_destroy(struct wmpi_transport *t)
     free(t);
 }
 
-/* WEFT_MPI_CMA=0 turns single-copy transfers off (every payload through
- * the rings). */
+/* WEFT_MPI_CMA=<bytes> sends payloads of that size and more by CMA;
+ * unset or 0: every payload goes through the rings (faster on the
+ * machines measured: docs/performance-notes.md). */
 static size_t cma_min(void)
 {
     const char *v = getenv("WEFT_MPI_CMA");
+    char *end;
 
-    return v && strcmp(v, "0") == 0 ? SIZE_MAX : CMA_MIN;
+    if (!v || !*v)
+        return SIZE_MAX;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (*end || *v == '-') {
+        fprintf(stderr, "weft-mpi: ignoring malformed WEFT_MPI_CMA=%s (a size in bytes)\n", v);
+        return SIZE_MAX;
+    }
+    return n == 0 ? SIZE_MAX : n < REC ? REC : (size_t)n;
 }
 
 static int shm_create(struct wmpi_transport **out, wmpi_boot *b, const wmpi_upcalls *up,

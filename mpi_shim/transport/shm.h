@@ -92,6 +92,8 @@ struct wmpi_transport {
     int epfd;            /* the pollfd: our doorbell and the peers' pidfds */
     int exited;          /* atomic: a peer's pidfd fired (sleeping saw it) */
     unsigned passes;     /* progress passes, to look for dead peers now and then */
+    uint64_t moved;      /* atomic: ring bytes moved either way, ever */
+    uint64_t moved_told; /* `moved` when sleeping() last looked */
 };
 
 /* The ring of local index `slot` in the segment at `ctl`. */
