@@ -41,11 +41,8 @@ static const char *transport_choice(void)
 static int add_transport(const struct wmpi_transport_ops *ops, uint8_t *want)
 {
     wmpi_route *rt = &wmpi_eng.route;
-    int i = rt->n, err;
-
-    int taken = 0;
-
-    err = ops->create(&rt->tr[i].tp, &wmpi_eng.boot, &wmpi_upcalls_engine, want);
+    int i = rt->n, taken = 0;
+    int err = ops->create(&rt->tr[i].tp, &wmpi_eng.boot, &wmpi_upcalls_engine, want);
     if (err < 0)
         return err;
     for (int r = 0; r < wmpi_eng.size; r++)
@@ -85,12 +82,8 @@ static int join_pollfds(void)
 {
     wmpi_route *rt = &wmpi_eng.route;
 
-    rt->pollfd = -1;
     if (rt->n <= 1) {
-        rt->pollfd = -1;
-        if (rt->n == 0)
-            return 0;
-        rt->pollfd = rt->tr[0].ops->pollfd(rt->tr[0].tp);
+        rt->pollfd = rt->n ? rt->tr[0].ops->pollfd(rt->tr[0].tp) : -1;
         return 0;
     }
     rt->own_epfd = epoll_create1(EPOLL_CLOEXEC);
