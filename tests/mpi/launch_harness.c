@@ -27,16 +27,17 @@
 
 #include "launch_harness.h"
 
-static const char *g_mpirun, *g_prog;
+static const char *g_mpirun, *g_prog, *g_mpi_prog;
 
 void wt_launch_init(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s MPIRUN RANK_PROGRAM\n", argv[0]);
+        fprintf(stderr, "usage: %s MPIRUN RANK_PROGRAM [MPI_RANK_PROGRAM]\n", argv[0]);
         exit(2);
     }
     g_mpirun = argv[1];
     g_prog = argv[2];
+    g_mpi_prog = argc > 3 ? argv[3] : NULL;
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     signal(SIGPIPE, SIG_IGN);
 }
@@ -49,6 +50,15 @@ const char *wt_mpirun(void)
 const char *wt_prog(void)
 {
     return g_prog;
+}
+
+const char *wt_mpi_prog(void)
+{
+    if (!g_mpi_prog) {
+        fprintf(stderr, "this test needs the MPI rank program as its third argument\n");
+        exit(2);
+    }
+    return g_mpi_prog;
 }
 
 static double now_s(void)

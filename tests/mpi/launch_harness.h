@@ -3,9 +3,11 @@
  * it started outlives it.
  *
  * Each test program gets the path of mpirun and of the rank program
- * (boot_prog) as its first two arguments (tests/mpi/CMakeLists.txt). The
- * test process makes itself a child subreaper, so a rank that mpirun failed
- * to stop is re-parented to it and found by wt_leftovers().
+ * (boot_prog) as its first two arguments, and the tests that need the MPI
+ * engine a third: mpi_prog, a rank program linked with it
+ * (tests/mpi/CMakeLists.txt). The test process makes itself a child
+ * subreaper, so a rank that mpirun failed to stop is re-parented to it and
+ * found by wt_leftovers().
  */
 #ifndef WT_LAUNCH_HARNESS_H
 #define WT_LAUNCH_HARNESS_H
@@ -27,11 +29,16 @@ struct wt_job {
 #define WT_ARGV(...) ((char *const[]){ __VA_ARGS__, NULL })
 #define WT_MPIRUN    ((char *)wt_mpirun())
 #define WT_PROG      ((char *)wt_prog())
+#define WT_MPI_PROG  ((char *)wt_mpi_prog())
 
-/* Parse the test's arguments (mpirun, rank program); become a subreaper. */
+/* Parse the test's arguments (mpirun, rank program, and the MPI rank
+ * program if given); become a subreaper. */
 void wt_launch_init(int argc, char **argv);
 const char *wt_mpirun(void);
 const char *wt_prog(void);
+/* The MPI rank program; exits the test with a usage message if the test
+ * was not given one. */
+const char *wt_mpi_prog(void);
 
 /* Start `argv` (argv[0] is run as is); stdin gets in_data (in_len bytes,
  * then EOF), or /dev/null if in_data is NULL. 0 or -1. */
