@@ -59,11 +59,20 @@
 
 /* ------------------------------------------------------------ ring bytes */
 
+/* Records start on a cache line: the producer skips to the next one
+ * before it writes a record, the consumer before it reads one. */
+static uint64_t align_rec(uint64_t pos)
+{
+    return (pos + REC - 1) & ~(uint64_t)(REC - 1);
+}
+
 static void copy_in(struct wmpi_transport *t, shm_ring *r, uint64_t pos, const void *src,
                     size_t n)
 {
     size_t at = (size_t)(pos & (t->ring_bytes - 1)), first = t->ring_bytes - at;
 
+    if (n == 0) /* src may be NULL */
+        return;
     if (n <= first) {
         memcpy(r->data + at, src, n);
         return;
@@ -77,6 +86,8 @@ static void copy_out(struct wmpi_transport *t, const shm_ring *r, uint64_t pos, 
 {
     size_t at = (size_t)(pos & (t->ring_bytes - 1)), first = t->ring_bytes - at;
 
+    if (n == 0) /* dst may be NULL */
+        return;
     if (n <= first) {
         memcpy(dst, r->data + at, n);
         return;
@@ -139,7 +150,7 @@ static void lose(struct wmpi_transport *t, shm_peer *p, int err)
 {
     if (p->dead)
         return;
-    p->dead = 1;
+    __atomic_store_n(&p->dead, 1, __ATOMIC_RELAXED); /* has_work reads it unlocked */
     if (p->pidfd >= 0)
         epoll_ctl(t->epfd, EPOLL_CTL_DEL, p->pidfd, NULL);
     if (p->in_payload) {
@@ -184,10 +195,12 @@ static int put_record(struct wmpi_transport *t, shm_peer *p, wmpi_frame *f, uint
                     .addr = (uint64_t)(uintptr_t)f->payload,
                     .hdr = f->hdr };
 
-    if (room(t, p, *tail, REC) < REC)
+    uint64_t at = align_rec(*tail);
+
+    if (room(t, p, *tail, (size_t)(at - *tail) + REC) < (size_t)(at - *tail) + REC)
         return 0;
-    copy_in(t, p->out, *tail, &rec, REC);
-    *tail += REC;
+    copy_in(t, p->out, at, &rec, REC);
+    *tail = at + REC;
     f->sent = REC;
     return rec.kind;
 }
@@ -326,6 +339,19 @@ static ssize_t take_cma(shm_peer *p, uint64_t *head, size_t budget)
     return got;
 }
 
+/* A single copy failed: the peer died, or it turned its memory away
+ * after MPI_Init (PR_SET_DUMPABLE, a setuid exec), which the rings cannot
+ * mend: its payload exists nowhere else. */
+static void cma_failed(struct wmpi_transport *t, shm_peer *p, int err)
+{
+    if (err == -EPERM)
+        fprintf(stderr,
+                "weft-mpi: rank %d: rank %d no longer lets this rank read its memory, which "
+                "WEFT_MPI_CMA needs; unset WEFT_MPI_CMA to copy through shared memory\n",
+                t->rank, p->rank);
+    lose(t, p, err);
+}
+
 static void rx(struct wmpi_transport *t, shm_peer *p, size_t budget)
 {
     uint64_t head = __atomic_load_n(&p->in->head, __ATOMIC_RELAXED), start = head;
@@ -333,14 +359,16 @@ static void rx(struct wmpi_transport *t, shm_peer *p, size_t budget)
 
     while (!p->dead && budget) {
         if (!p->in_payload) {
-            if (tail - head < REC)
+            uint64_t at = align_rec(head);
+            if (tail < at + REC)
                 break;
+            head = at;
             take_header(t, p, &head);
         }
         if (p->rrec.kind == SHM_CMA && p->rgot < p->rrec.hdr.plen) {
             ssize_t n = take_cma(p, &head, budget);
             if (n < 0) {
-                lose(t, p, (int)n);
+                cma_failed(t, p, (int)n);
                 return;
             }
             budget -= (size_t)n < budget ? (size_t)n : budget;
@@ -401,14 +429,14 @@ static void shm_progress(struct wmpi_transport *t, size_t budget)
 }
 
 /* Work for progress: bytes in an inbound ring, or a consumer that moved
- * the head of a ring we wait on. */
+ * the head of a ring we wait on; dead peers excepted. */
 static int has_work(struct wmpi_transport *t)
 {
     for (int i = 0; i < t->nlocal; i++) {
         shm_peer *p = &t->peers[t->local[i]];
 
-        if (!p->on)
-            continue;
+        if (!p->on || __atomic_load_n(&p->dead, __ATOMIC_RELAXED))
+            continue; /* what a dead peer left is no work */
         if (__atomic_load_n(&p->in->tail, __ATOMIC_ACQUIRE) !=
             __atomic_load_n(&p->in->head, __ATOMIC_RELAXED))
             return 1;

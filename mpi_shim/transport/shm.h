@@ -41,9 +41,9 @@ typedef struct shm_ring {
     _Alignas(SHM_LINE) unsigned char data[];
 } shm_ring;
 
-/* A frame's record in a ring: exactly one cache line, always whole (ring
- * sizes are multiples of it); an inline payload follows, padded to the
- * next line. */
+/* A frame's record in a ring: exactly one cache line, starting on one
+ * (ring sizes are multiples of it, so a record never wraps); an inline
+ * payload follows, and the next record starts on the next line. */
 enum { SHM_INLINE = 1, SHM_CMA = 2 };
 typedef struct shm_rec {
     uint32_t kind;
