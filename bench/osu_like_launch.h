@@ -15,6 +15,7 @@
 #include "bench_util.h"
 
 #define OL_ARGV_MAX 32
+#define OL_ENV_MAX  4
 
 typedef enum ol_lib { OL_LIB_WEFT, OL_LIB_OPENMPI } ol_lib;
 
@@ -26,11 +27,25 @@ const char *ol_mpirun_path(ol_lib lib);
  * returns buf ("" if unknown). */
 const char *ol_openmpi_version(char *buf, size_t size);
 
+/* Whether cross-memory attach (process_vm_readv, the single-copy path of
+ * Open MPI's vader) works between two processes of this user here:
+ * probed once, by reading a forked child's memory. Returns 1 or 0. Where
+ * it fails, Open MPI's jobs run with
+ * OMPI_MCA_btl_vader_single_copy_mechanism=none (see osu_like_launch.c). */
+int ol_cma_works(void);
+
+/* One line on f saying how Open MPI's shared memory runs here: at its
+ * defaults (single copy by CMA), or without single copy and why. */
+void ol_print_openmpi_cma(FILE *f);
+
 /* A command line under construction. */
 typedef struct ol_argv {
     const char *v[OL_ARGV_MAX + 1];
     int n;
     char np_text[16], timeout_text[16];
+    /* set in the job's environment (value NULL: removed from it) */
+    const char *env_name[OL_ENV_MAX], *env_value[OL_ENV_MAX];
+    int nenv;
 } ol_argv;
 
 /* `mpirun -n <np> --timeout <s> [transport options] <prog>`; append the
@@ -39,6 +54,12 @@ typedef struct ol_argv {
 void ol_argv_mpirun(ol_argv *a, ol_lib lib, int np, int timeout_s,
                     int tcp_only, const char *prog);
 void ol_argv_add(ol_argv *a, const char *arg);
+/* Set (value NULL: unset) var in the job's environment, which both
+ * mpiruns' local ranks inherit; it overrides the driver's own. */
+void ol_argv_setenv(ol_argv *a, const char *var, const char *value);
+/* Insert a launcher option before the program (the last argument so
+ * far). */
+void ol_argv_option(ol_argv *a, const char *opt);
 /* Insert `-x var` before the program (the last argument so far): both
  * mpiruns then pass var from their environment to the ranks. */
 void ol_argv_export(ol_argv *a, const char *var);
@@ -46,14 +67,14 @@ void ol_argv_export(ol_argv *a, const char *var);
 /* Called with each line of the job's stdout (newline removed). */
 typedef void (*ol_line_fn)(void *arg, char *line);
 
-/* Run the command (environment: Open MPI's root-permission and
- * single-copy settings added, see osu_like_launch.c), pass its stdout
- * lines to fn, and kill its process group if it is still running
- * timeout_s + 10 seconds later (the launchers' own --timeout should have
- * ended it by then) or, if stall_s > 0, once it has printed nothing for
- * stall_s seconds (a job that stopped making progress). Returns 0 if it
- * exited with status 0, else -1 (a message naming `what` printed on
- * stderr). */
+/* Run the command (environment: a's settings, and Open MPI's
+ * root-permission and, where CMA fails, single-copy settings added, see
+ * osu_like_launch.c), pass its stdout lines to fn, and kill its process
+ * group if it is still running timeout_s + 10 seconds later (the
+ * launchers' own --timeout should have ended it by then) or, if
+ * stall_s > 0, once it has printed nothing for stall_s seconds (a job
+ * that stopped making progress). Returns 0 if it exited with status 0,
+ * else -1 (a message naming `what` printed on stderr). */
 int ol_run_job(const ol_argv *a, int timeout_s, int stall_s, ol_line_fn fn,
                void *arg, const char *what);
 
