@@ -3,58 +3,73 @@
  * (ping-pong, 0 B .. 4 MiB), bandwidth (windows of 64 MPI_Isend, then an
  * ack), bi-directional bandwidth (64 sends and 64 receives in flight
  * both ways) and multi-threaded latency (OL_MT_PAIRS thread pairs
- * ping-ponging at once under MPI_THREAD_MULTIPLE) -- for three variants
+ * ping-ponging at once under MPI_THREAD_MULTIPLE) -- for five variants
  * side by side, in the same run (the raw floor has no multi-threaded
- * case):
+ * case). Each MPI variant is run as users run it, defaults untouched
+ * unless its name says otherwise:
  *   weft         osu_like_mpi built against Weft's mpi.h / libweft_mpi, run
- *                by Weft's mpirun -n 2 (Weft's TCP transport over
- *                loopback, default settings: adaptive I/O strategy, one
- *                worker per core);
- *   openmpi_tcp  the same source built with mpicc.openmpi, run by
- *                mpirun.openmpi -n 2 --mca btl tcp,self (Open MPI's TCP
- *                path, busy-polling progress, default binding);
+ *                by Weft's mpirun -n 2 at its defaults: the shared-memory
+ *                transport (WEFT_MPI_TRANSPORT removed from the job's
+ *                environment; other WEFT_* pass through), adaptive I/O
+ *                strategy, one worker per core;
+ *   weft_tcp     the same with WEFT_MPI_TRANSPORT=tcp (TCP loopback);
+ *   openmpi      the same source built with mpicc.openmpi, run by
+ *                mpirun.openmpi -n 2 at its defaults: the vader
+ *                shared-memory BTL, single copy by CMA where it works
+ *                (osu_like_launch.c probes it and says), busy-polling
+ *                progress, ranks bound to cores; the reference;
+ *   openmpi_tcp  the same with --mca btl tcp,self (its TCP path);
  *   raw_tcp      no MPI: the same steps over one loopback TCP connection
- *                with both ends spinning on non-blocking sockets, the floor
- *                (osu_like_raw.c).
+ *                with both ends spinning on non-blocking sockets, the TCP
+ *                floor (osu_like_raw.c).
  * The method (calibration, repeats, figures) is one piece of code for all
- * three: osu_like_measure.c. Message sizes: powers of 4 plus 8 B (the
- * goal's size) from 0 B (bandwidths from 1 B) to 4 MiB; --quick measures
- * 0/8 B, 1 KiB, 64 KiB, 1 MiB and 4 MiB only.
+ * of them: osu_like_measure.c. Message sizes: powers of 4 plus 8 B from
+ * 0 B (bandwidths from 1 B) to 4 MiB; --quick measures 0/8 B, 1 KiB,
+ * 64 KiB, 1 MiB and 4 MiB only.
  *
- * Goals (ratios within this run; PASS/MISS lines, never the exit status):
- * Weft's 8 B latency <= Open MPI TCP's; Weft's bandwidth and
- * bi-directional bandwidth at 1 MiB and 4 MiB >= 0.9 x Open MPI TCP's.
- * Without Open MPI, the Weft and raw rows are printed and the goals are
- * n/a.
+ * Goals, against Open MPI at its defaults (ratios of medians within this
+ * run; PASS/MISS lines, never the exit status): weft / openmpi latency at
+ * 8 B, 1 KiB and 64 KiB <= 1; weft / openmpi bandwidth and bi-directional
+ * bandwidth at 64 KiB, 1 MiB and 4 MiB >= 1; openmpi / weft multi-threaded
+ * latency at 8 B (4 thread pairs) >= 50. The tables also show
+ * weft_tcp / openmpi_tcp and weft_tcp / raw_tcp. Without Open MPI, the
+ * Weft and raw rows are printed and the goals are n/a.
  *
- * Order: for each kind (latency, bw, bibw) each variant runs OL_LAUNCHES
- * times (once with --quick), as one MPI job (or one raw peer) measuring
- * that kind only, the variants alternating and their order rotating; so
- * the figures compared side by side are measured seconds apart, under
- * about the same load. Each launch runs its share of the repeats, and a
- * figure is the median of the launches' medians, with the lowest min and
- * the highest max (bench_table_merge): a job's figures move with the
- * launch on these machines (an 8 B ping-pong ran ~5.5 us in some launches
- * and ~9 us in others, each launch steady), and one launch per variant
- * made the ratio a draw of two launches.
+ * Shared memory: each MPI job's rank 0 reports the segments it has mapped
+ * (mpi_segments.c); the report prints one rank's segment per variant
+ * beside Weft's formula, nlocal x (128 KiB + 128 B) + 128 B.
+ *
+ * Order: for each kind (latency, bw, bibw, mt_latency) each variant runs
+ * OL_LAUNCHES times (once with --quick), as one MPI job (or one raw peer)
+ * measuring that kind only, the variants alternating and their order
+ * rotating; so the figures compared side by side are measured seconds
+ * apart, under about the same load. Each launch runs its share of the
+ * repeats, and a figure is the median of the launches' medians, with the
+ * lowest min and the highest max (bench_table_merge): a job's figures
+ * move with the launch on these machines (an 8 B ping-pong over TCP ran
+ * ~5.5 us in some launches and ~9 us in others, each launch steady), and
+ * one launch per variant made the ratio a draw of two launches.
  *
  * Bounds: each kind of each variant stops starting repeats after its
- * budget (12 s, shared by its launches; --quick 3 s); each MPI job runs under its mpirun's
- * --timeout and is killed 10 s past it (osu_like_launch.c). Default run:
- * about a minute and a half; --quick: about 10 s.
+ * budget (12 s, shared by its launches; --quick 3 s); each MPI job runs
+ * under its mpirun's --timeout and is killed 10 s past it
+ * (osu_like_launch.c). Default run: about three minutes for this part;
+ * --quick: about 20 s.
  *
- * Output: the tables, goal lines, `result:` lines (bench=osu_like, cases
- * latency_<bytes> / bw_<bytes> / bibw_<bytes>, metrics latency in us or
- * bandwidth in MB/s), a CSV (bench-out/osu_like.csv) and a PNG drawn by
- * plot_osu_like.gp.
+ * Output: the tables, goal lines, the segments, `result:` lines
+ * (bench=osu_like, cases latency_<bytes> / bw_<bytes> / bibw_<bytes> /
+ * mt_latency_<bytes>, metrics latency in us or bandwidth in MB/s; cases
+ * shm_segment_np<n> in bytes), a CSV (bench-out/osu_like.csv) and a PNG
+ * drawn by plot_osu_like.gp.
  *
- * Then a second part, collective latency on 4 and 8 ranks, with its own
- * tables, goals, CSV and PNG: osu_like_coll.c. `--case p2p` or `--case
- * coll` runs one part only.
+ * Then a second part, collective latency on 2, 4 and 8 ranks, with its
+ * own tables, goals, CSV and PNG: osu_like_coll.c. `--case p2p` or
+ * `--case coll` runs one part only.
  */
 #include "osu_like.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -76,8 +91,8 @@ static bench_table launches[OL_NVARIANTS][OL_LAUNCHES]; /* merged into res */
 
 const char *ol_variant_name(ol_variant v)
 {
-    static const char *const names[OL_NVARIANTS] = {"weft", "openmpi_tcp",
-                                                    "raw_tcp"};
+    static const char *const names[OL_NVARIANTS] = {
+        "weft", "weft_tcp", "openmpi", "openmpi_tcp", "raw_tcp"};
     return v < OL_NVARIANTS ? names[v] : "?";
 }
 
@@ -99,29 +114,40 @@ static void job_line(void *arg, char *line)
 {
     bench_table tmp;
     memset(&tmp, 0, sizeof tmp);
+    if (ms_parse(line, &res.segments))
+        return;
     if (!ol_parse_child_line(line, &tmp))
         printf("%s\n", line); /* anything else the job says */
     else
         add_kind_rows(arg, &tmp);
 }
 
+static ol_lib lib_of(ol_variant v)
+{
+    return v == OL_WEFT || v == OL_WEFT_TCP ? OL_LIB_WEFT : OL_LIB_OPENMPI;
+}
+
 static const char *program_of(ol_variant v)
 {
-    const char *p = v == OL_WEFT ? OSU_LIKE_WEFT_PROG : OSU_LIKE_OMPI_PROG;
+    const char *p = lib_of(v) == OL_LIB_WEFT ? OSU_LIKE_WEFT_PROG
+                                             : OSU_LIKE_OMPI_PROG;
     return *p && access(p, X_OK) == 0 ? p : NULL;
 }
 
 static int run_mpi_variant(ol_variant v, const ol_plan *p, ol_kind k,
                            bench_table *dst)
 {
-    ol_lib lib = v == OL_WEFT ? OL_LIB_WEFT : OL_LIB_OPENMPI;
+    ol_lib lib = lib_of(v);
     const char *prog = program_of(v);
     char repeats[16];
     ol_argv a;
     if (!prog || !ol_mpirun_path(lib))
         return OL_ST_ABSENT;
     int timeout_s = (int)(p->kind_budget_ns / 1000000000) + JOB_SLACK_S;
-    ol_argv_mpirun(&a, lib, 2, timeout_s, 1, prog);
+    ol_argv_mpirun(&a, lib, 2, timeout_s, v == OL_OMPI_TCP, prog);
+    if (lib == OL_LIB_WEFT) /* the variant names the transport */
+        ol_argv_setenv(&a, "WEFT_MPI_TRANSPORT",
+                       v == OL_WEFT_TCP ? "tcp" : NULL);
     snprintf(repeats, sizeof repeats, "%d", p->repeats);
     const char *args[] = {"--variant", ol_variant_name(v), "--kind",
                           ol_kind_name(k), "--repeats", repeats};
@@ -153,7 +179,7 @@ static void run_variant(ol_variant v, const ol_plan *all, ol_kind k, int l, int 
         st = run_mpi_variant(v, &p, k, dst);
     if (st > res.state[v])
         res.state[v] = st;
-    printf("  %-5s %-12s %d/%d %s in %.1f s\n", ol_kind_name(k),
+    printf("  %-10s %-12s %d/%d %s in %.1f s\n", ol_kind_name(k),
            ol_variant_name(v), l + 1, n, st == OL_ST_OK ? "done"
            : st == OL_ST_ABSENT ? "not available" : "FAILED",
            (double)(bench_now_ns() - t0) / 1e9);
@@ -182,12 +208,19 @@ static void print_header(const bench_opts *o, int n)
            "%d)%s\n", OL_WINDOW, o->quick ? " (--quick)" : "");
     bench_print_machine(stdout);
     ol_openmpi_version(res.ompi_version, sizeof res.ompi_version);
-    if (!ol_mpirun_path(OL_LIB_OPENMPI) || !program_of(OL_OMPI_TCP))
+    const char *wt = getenv("WEFT_MPI_TRANSPORT");
+    printf("weft: Weft's mpirun -n 2 at its defaults (shared memory)%s; "
+           "weft_tcp: WEFT_MPI_TRANSPORT=tcp\n", wt ? " -- WEFT_MPI_TRANSPORT "
+           "from the environment is removed for it" : "");
+    if (!ol_mpirun_path(OL_LIB_OPENMPI) || !program_of(OL_OMPI)) {
         printf("Open MPI is not installed (or its build of osu_like_mpi is "
                "missing): Weft and raw_tcp only, goals n/a\n");
-    else
-        printf("reference: %s, TCP path (--mca btl tcp,self)\n",
+    } else {
+        printf("reference: %s at its defaults (openmpi: vader shared "
+               "memory); openmpi_tcp: --mca btl tcp,self\n",
                *res.ompi_version ? res.ompi_version : "Open MPI");
+        ol_print_openmpi_cma(stdout);
+    }
     printf("per figure: %d launch(es) of each variant, %d repeat(s) each; the "
            "median of the launches' medians [lowest min-highest max]\n", n,
            bench_launch_repeats(o->repeats, n));

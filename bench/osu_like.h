@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "bench_util.h"
+#include "mpi_segments.h"
 
 #define OL_BENCH     "osu_like"
 #define OL_WINDOW    64            /* messages in flight per bandwidth step */
@@ -99,7 +100,9 @@ int ol_raw_measure(const ol_plan *p, ol_kind_done_fn done, void *arg);
 /* ------------------------------------------------- driver and report */
 
 typedef enum ol_variant {
-    OL_WEFT = 0,  /* Weft's MPI over its TCP transport, Weft's mpirun */
+    OL_WEFT = 0,  /* Weft's MPI at its defaults (shared memory), its mpirun */
+    OL_WEFT_TCP,  /* the same, WEFT_MPI_TRANSPORT=tcp */
+    OL_OMPI,      /* Open MPI at its defaults (vader shared memory) */
     OL_OMPI_TCP,  /* Open MPI, mpirun.openmpi --mca btl tcp,self */
     OL_RAW_TCP,   /* the floor: osu_like_raw.c (not for OL_MT_LATENCY) */
     OL_NVARIANTS
@@ -113,11 +116,13 @@ typedef struct ol_results {
     int quick, repeats;
     char ompi_version[64];
     bench_table notes;                /* notes only */
+    ms_table segments;                /* the jobs' `segments` lines */
 } ol_results;
 
 enum { OL_ST_NOT_RUN = 0, OL_ST_OK, OL_ST_FAILED, OL_ST_ABSENT };
 
-/* Print the side-by-side tables, goal lines and `result:` lines. */
+/* Print the side-by-side tables, goal lines, the shared-memory segments
+ * and the `result:` lines. */
 void ol_report_print(const ol_results *r);
 /* CSV: bench_util's columns plus kind,bytes. Returns 0 or -1. */
 int ol_report_csv(const ol_results *r, const char *path);

@@ -23,9 +23,10 @@
  * buffer and one receive buffer (page-aligned, touched before use): the
  * contents do not matter, only the transfers.
  *
- * Output (rank 0, stdout, after each kind): `row ...` and `note ...` lines
- * in bench_util's child format. A self-destruct alarm bounds its life even
- * if its launcher's own time limit fails.
+ * Output (rank 0, stdout): first a `segments` line, the shared-memory
+ * segments MPI_Init mapped (mpi_segments.c), then after each kind `row ...`
+ * and `note ...` lines in bench_util's child format. A self-destruct alarm
+ * bounds its life even if its launcher's own time limit fails.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -33,8 +34,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "osu_like.h"
+#include "mpi_segments.h"
 #include "mpi_thread.h"
+#include "osu_like.h"
 
 #define CMD_TAG  1
 #define DATA_TAG 2
@@ -241,6 +243,8 @@ static int run_rank(int rank, const args *a)
     }
     ol_plan p = ol_make_plan(a->quick, a->repeats);
     p.kinds = a->kinds;
+    if (rank == 0)
+        ms_emit(stdout, a->variant, 2);
     int rc = rank == 0 ? ol_measure_all(&ops, &p, a->variant, emit_kind, NULL)
                        : ol_serve(&ops);
     free(m.sbuf);

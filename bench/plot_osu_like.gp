@@ -1,8 +1,10 @@
 # Chart of bench/osu_like (the CSV written by bench/osu_like): left, one-way
 # latency vs message size; right, bandwidth (solid) and bi-directional
-# bandwidth (dashed) vs message size; one colour per variant (weft,
-# openmpi_tcp, raw_tcp), log-log scales, error bars from min to max over
-# the repeats. The 0 B latency is drawn at x = 0.5.
+# bandwidth (dashed) vs message size; one colour per variant (weft and
+# openmpi at their defaults, shared memory; weft_tcp, openmpi_tcp and
+# raw_tcp over TCP loopback), log-log scales, error bars from min to max
+# over the repeats. The 0 B latency is drawn at x = 0.5. (The
+# multi-threaded latency is in the tables only.)
 # Usage: gnuplot -e "csv='bench-out/osu_like.csv'; out='bench-out/osu_like.png'" plot_osu_like.gp
 # CSV columns: 1 bench, 2 case, 3 variant, 4 metric, 5 median, 6 min, 7 max,
 # 8 unit, 9 kind, 10 bytes. Rows of one curve are contiguous.
@@ -11,14 +13,14 @@ if (!exists("csv")) csv = "bench-out/osu_like.csv"
 if (!exists("out")) out = "bench-out/osu_like.png"
 
 if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
-    set terminal pngcairo size 1500, 600 noenhanced font ",10"
+    set terminal pngcairo size 1600, 650 noenhanced font ",10"
 } else {
-    set terminal png size 1500, 600 noenhanced
+    set terminal png size 1600, 650 noenhanced
 }
 set output out
 set datafile separator ","
 
-variants = "weft openmpi_tcp raw_tcp"
+variants = "weft weft_tcp openmpi openmpi_tcp raw_tcp"
 xb(b) = b > 0 ? b : 0.5
 # Column c of the row if it is (variant v, kind k), else NaN.
 sel(v, k, c) = (strcol(3) eq v && strcol(9) eq k) ? column(c) : NaN
