@@ -10,10 +10,11 @@
 #include <stdint.h>
 
 #include "bench_util.h"
+#include "mpi_segments.h"
 
 #define OLC_MAX_BYTES (1 << 20) /* largest message: 1 MiB */
 #define OLC_MAX_SIZES 8
-#define OLC_NNPS 2              /* rank counts measured */
+#define OLC_NNPS 3              /* rank counts measured */
 
 typedef enum olc_coll {
     OLC_BARRIER = 0,
@@ -34,7 +35,7 @@ int olc_coll_parse(const char *name);
  * returns how many. */
 int olc_sizes(olc_coll c, int quick, const int **sizes);
 
-/* The rank counts measured: 4 and 8. */
+/* The rank counts measured: 2, 4 and 8. */
 int olc_np(int index);
 
 /* "allreduce_8_np4": the case name of a figure, in buf. */
@@ -54,7 +55,12 @@ olc_plan olc_make_plan(int quick, int repeats);
 
 /* ------------------------------------------------- driver and report */
 
-typedef enum olc_variant { OLC_WEFT = 0, OLC_OMPI_TCP, OLC_NVARIANTS } olc_variant;
+typedef enum olc_variant {
+    OLC_WEFT = 0,  /* Weft at its defaults (shared memory) */
+    OLC_OMPI,      /* Open MPI at its defaults (vader shared memory) */
+    OLC_OMPI_TCP,  /* Open MPI, --mca btl tcp,self */
+    OLC_NVARIANTS
+} olc_variant;
 
 const char *olc_variant_name(olc_variant v);
 
@@ -65,10 +71,11 @@ typedef struct olc_results {
     int state[OLC_NVARIANTS][OLC_NNPS];          /* OLC_ST_*, the worst */
     int quick, repeats;
     bench_table notes;                           /* notes only */
+    ms_table segments;                           /* the jobs' `segments` */
 } olc_results;
 
-/* Measure every collective at every rank count for both variants, print
- * the tables, goal lines and `result:` lines, write the CSV and the PNG
+/* Measure every collective at every rank count for every variant, print
+ * the tables, goal lines, segments and `result:` lines, write the CSV and the PNG
  * (next to o->csv_path / o->png_path, with "_coll" before the suffix).
  * Returns 0, or 1 if a variant failed or the CSV could not be written. */
 int olc_run(const bench_opts *o);

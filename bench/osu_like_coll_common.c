@@ -1,18 +1,19 @@
 /* bench/osu_like, collective latency: names, sizes and the plan, shared by
  * the driver and the MPI program (see osu_like_coll.c for the method).
  *
- * Sizes: powers of 8 from 8 B to 1 MiB (8 B is the goal's small size,
- * 512 B and 4 KiB bracket the "allreduce <= 1 KiB" goal, 1 MiB is the
- * issue's largest); --quick: 8 B, 1 KiB and 64 KiB.
+ * Sizes: powers of 8 from 8 B to 1 MiB and 1 KiB (the largest size of
+ * the "<= 1 KiB" goals; 1 MiB is the largest size the goals cover);
+ * --quick: 8 B, 1 KiB and 64 KiB. Rank counts: 2, 4 and 8.
  */
 #include "osu_like_coll.h"
 
 #include <stdio.h>
 
-static const int full_sizes[] = {8, 64, 512, 4096, 32768, 262144, 1048576};
+static const int full_sizes[] = {8, 64, 512, 1024, 4096, 32768, 262144,
+                                 1048576};
 static const int quick_sizes[] = {8, 1024, 65536};
 static const int no_size[] = {0};
-static const int nps[OLC_NNPS] = {4, 8};
+static const int nps[OLC_NNPS] = {2, 4, 8};
 
 static const char *const coll_names[OLC_NCOLLS] = {
     "barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"};
@@ -50,7 +51,9 @@ const char *olc_case(char *buf, size_t size, olc_coll c, int bytes, int np)
 
 const char *olc_variant_name(olc_variant v)
 {
-    return v == OLC_WEFT ? "weft" : v == OLC_OMPI_TCP ? "openmpi_tcp" : "?";
+    static const char *const names[OLC_NVARIANTS] = {"weft", "openmpi",
+                                                     "openmpi_tcp"};
+    return v < OLC_NVARIANTS ? names[v] : "?";
 }
 
 olc_plan olc_make_plan(int quick, int repeats)

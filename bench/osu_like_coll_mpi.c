@@ -26,8 +26,9 @@
  *
  * Data: bcast, allgather and alltoall move MPI_BYTE; reduce and allreduce
  * sum bytes / 4 MPI_FLOATs (all 1.0f: no denormals, no overflow), root 0.
- * Output (rank 0, stdout, after each collective): `row ...` and
- * `note ...` lines in bench_util's child format. A self-destruct alarm
+ * Output (rank 0, stdout): first a `segments` line, the shared-memory
+ * segments MPI_Init mapped (mpi_segments.c), then after each collective
+ * `row ...` and `note ...` lines in bench_util's child format. A self-destruct alarm
  * bounds the program's life even if its launcher's own limit fails.
  */
 #include <mpi.h>
@@ -36,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mpi_segments.h"
 #include "osu_like_coll.h"
 
 #define CMD_TAG    11
@@ -298,6 +300,8 @@ int main(int argc, char **argv)
     }
     olc_plan p = olc_make_plan(a.quick, a.repeats);
     p.colls = a.colls;
+    if (rank == 0)
+        ms_emit(stdout, a.variant, nranks);
     rc = rank == 0 ? lead(&p, a.variant) : serve();
     if (rc != 0) {
         fprintf(stderr, "osu_like_coll_mpi: rank %d: a step failed\n", rank);
