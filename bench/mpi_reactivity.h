@@ -9,9 +9,11 @@
 #include <stdint.h>
 
 #include "bench_util.h"
+#include "mpi_segments.h"
 
 #define MR_BENCH "mpi_reactivity"
 #define MR_MAX_NS 8
+#define MR_OMPI_MAX_N 50 /* Open MPI runs the N up to this (see .c) */
 
 /* ------------------------------------------------ the MPI program */
 
@@ -43,7 +45,8 @@ typedef struct mr_cell {
 enum { MR_ST_NOT_RUN = 0, MR_ST_OK, MR_ST_FAILED, MR_ST_ABSENT };
 
 typedef struct mr_results {
-    int ns[MR_MAX_NS], n_ns;
+    int ns[MR_MAX_NS], n_ns;      /* ascending */
+    int lib_ns[MR_NLIBS];         /* library l runs ns[0 .. lib_ns[l]-1] */
     int repeats;
     int max_rts;
     double soft_s, think_us;
@@ -52,11 +55,12 @@ typedef struct mr_results {
     mr_cell cells[MR_NLIBS][MR_MAX_NS];
     char ompi_version[64];
     bench_table notes;            /* notes only */
+    ms_table segments;            /* the jobs' `segments` lines */
     bench_steal steal_since; /* marked before the first case */
 } mr_results;
 
-/* Print the table, the reference row, the goal lines and the `result:`
- * lines. */
+/* Print the table, the reference row, the goal lines, the shared-memory
+ * segments and the `result:` lines. */
 void mr_report_print(const mr_results *r);
 
 /* CSV: bench_util's columns, then n,round_trips. Returns 0 or -1. */

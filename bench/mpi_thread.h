@@ -1,7 +1,7 @@
 /* Threads for the MPI programs of bench/ (osu_like_mpi, mpi_reactivity_mpi),
  * which CMake builds twice: against Weft's mpi.h, which defines WEFT_MPI,
  * the threads are Weft user-level threads; with mpicc.openmpi they are
- * pthreads. Header-only: mpi_reactivity_mpi links no bench library.
+ * pthreads. Header-only.
  */
 #ifndef BENCH_MPI_THREAD_H
 #define BENCH_MPI_THREAD_H
@@ -11,6 +11,7 @@
 typedef weft_thread_t thread_t;
 #else
 #include <pthread.h>
+#include <sched.h>
 typedef pthread_t thread_t;
 #endif
 
@@ -31,6 +32,16 @@ static inline void thread_join(thread_t t)
     weft_thread_join(t, NULL);
 #else
     pthread_join(t, NULL);
+#endif
+}
+
+/* Let another thread run. */
+static inline void thread_yield(void)
+{
+#ifdef WEFT_MPI
+    weft_thread_yield();
+#else
+    sched_yield();
 #endif
 }
 
