@@ -7,20 +7,33 @@
  *   stream MIB  pairs of ranks (0 with 1, 2 with 3...) exchange messages of
  *               MIB MiB both ways, forever, checking each; after the first
  *               exchange print "ready R PID memfd_maps=N"
+ *   mesh        every rank exchanges messages of 0 B to 4 MiB (both sides
+ *               of the 64 KiB eager limit) with every other rank, then runs
+ *               barrier, allreduce (1 int, 1 MiB of doubles), bcast,
+ *               allgather and alltoall, all checked; print
+ *               "rank R mesh ok netns=INO memfd_maps=N tcp_peers=T"
  *
  * memfd_maps=N counts the mappings of Weft's shared-memory segments in the
  * process (/proc/self/maps lines naming the memfd "weft-mpi-shm"), so a
- * test can tell whether the ranks talk through shared memory. A failed
- * check prints "mpi_prog: rank R: ..." on stderr and exits 3.
+ * test can tell whether the ranks talk through shared memory. tcp_peers=T
+ * counts the process's established IPv4 TCP connections (its socket fds
+ * found in /proc/self/net/tcp, state 01) other than the one to mpirun's
+ * control server (WEFT_MPI_CONTROL): one per peer reached over TCP.
+ * netns=INO is the inode of the rank's network namespace, which a test
+ * compares with those of the namespaces it made. A failed check prints
+ * "mpi_prog: rank R: ..." on stderr and exits 3.
  *
  * Invariants: output lines are written with one write(), so a test that
  * reads them sees whole lines.
  */
+#include <arpa/inet.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -57,6 +70,75 @@ static int memfd_maps(void)
         fclose(f);
     return n;
 }
+
+/* ------------------------------------------------------------ sockets */
+
+#define MAX_SOCKS 256
+
+/* Inodes of this process's sockets (/proc/self/fd links "socket:[INO]"). */
+static int own_sockets(unsigned long *ino, int max)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+    for (struct dirent *e; d && n < max && (e = readdir(d));) {
+        char path[300], link[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+        ssize_t len = readlink(path, link, sizeof link - 1);
+        link[len > 0 ? len : 0] = '\0';
+        n += sscanf(link, "socket:[%lu]", &ino[n]) == 1;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Is addr:port (network, host order) an item of WEFT_MPI_CONTROL? */
+static int is_control(uint32_t addr, unsigned port)
+{
+    const char *env = getenv("WEFT_MPI_CONTROL");
+    char *list = strdup(env ? env : ""), *save = NULL;
+    int found = 0;
+    for (char *it = list ? strtok_r(list, ",", &save) : NULL; it && !found;
+         it = strtok_r(NULL, ",", &save)) {
+        char *colon = strrchr(it, ':');
+        struct in_addr a;
+        if (!colon)
+            continue;
+        *colon = '\0';
+        found = inet_pton(AF_INET, it, &a) == 1 && a.s_addr == addr &&
+                (unsigned)atoi(colon + 1) == port;
+    }
+    free(list);
+    return found;
+}
+
+static int tcp_peers(void)
+{
+    unsigned long mine[MAX_SOCKS];
+    int nmine = own_sockets(mine, MAX_SOCKS), n = 0;
+    FILE *f = fopen("/proc/self/net/tcp", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned raddr, rport, st;
+        unsigned long ino;
+        if (sscanf(line, " %*d: %*x:%*x %x:%x %x %*s %*s %*s %*u %*u %lu", &raddr, &rport, &st,
+                   &ino) != 4 || st != 1 || is_control(raddr, rport))
+            continue;
+        for (int i = 0; i < nmine; i++)
+            n += mine[i] == ino;
+    }
+    if (f)
+        fclose(f);
+    return n;
+}
+
+static unsigned long netns_inode(void)
+{
+    struct stat st;
+    return stat("/proc/self/ns/net", &st) == 0 ? (unsigned long)st.st_ino : 0;
+}
+
+/* ------------------------------------------------------------ messages */
 
 static unsigned char byte_of(int from, unsigned iter, size_t i)
 {
@@ -108,6 +190,78 @@ static int mode_ok(void)
     return 0;
 }
 
+/* Both sides of the eager limit (64 KiB), and up to 4 MiB. */
+static const size_t mesh_sizes[] = { 0, 1, 4095, 65536, 65537, 1 << 20, 4 << 20 };
+#define MESH_MAX ((size_t)4 << 20)
+
+/* Every ordered pair of ranks, every size: at step d each rank sends to
+ * rank + d and receives from rank - d, so every step pairs up. */
+static void mesh_pt2pt(unsigned char *out, unsigned char *in)
+{
+    unsigned iter = 0;
+    for (size_t s = 0; s < sizeof mesh_sizes / sizeof mesh_sizes[0]; s++)
+        for (int d = 1; d < size; d++, iter++)
+            exchange(out, in, mesh_sizes[s], (rank + d) % size, (rank + size - d) % size, iter);
+}
+
+static void mesh_reductions(void)
+{
+    size_t n = ((size_t)1 << 20) / sizeof(double);
+    double *v = malloc(n * sizeof *v), *sum = malloc(n * sizeof *sum);
+    int one = rank + 1, total = 0;
+    check(v && sum, "no memory");
+    check(MPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS &&
+              total == size * (size + 1) / 2, "MPI_Allreduce of an int went wrong");
+    for (size_t i = 0; i < n; i++)
+        v[i] = (double)(rank + (int)(i % 1000));
+    check(MPI_Allreduce(v, sum, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS,
+          "MPI_Allreduce of 1 MiB failed");
+    for (size_t i = 0; i < n; i++)
+        check(sum[i] == (double)(size * (int)(i % 1000) + size * (size - 1) / 2),
+              "MPI_Allreduce of 1 MiB summed wrong");
+    free(v);
+    free(sum);
+}
+
+static void mesh_collectives(unsigned char *buf)
+{
+    size_t n = (size_t)1 << 20;
+    int root = size - 1, *mine = malloc(2 * (size_t)size * sizeof *mine), *all = mine + size;
+    check(mine != NULL, "no memory");
+    check(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "MPI_Barrier failed");
+    mesh_reductions();
+    if (rank == root)
+        fill(buf, n, root, 7777);
+    check(MPI_Bcast(buf, (int)n, MPI_BYTE, root, MPI_COMM_WORLD) == MPI_SUCCESS &&
+              verify(buf, n, root, 7777), "MPI_Bcast of 1 MiB went wrong");
+    mine[0] = rank * 7;
+    check(MPI_Allgather(mine, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS,
+          "MPI_Allgather failed");
+    for (int r = 0; r < size; r++)
+        check(all[r] == r * 7, "MPI_Allgather gathered wrong");
+    for (int r = 0; r < size; r++)
+        mine[r] = rank * 100 + r;
+    check(MPI_Alltoall(mine, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS,
+          "MPI_Alltoall failed");
+    for (int r = 0; r < size; r++)
+        check(all[r] == r * 100 + rank, "MPI_Alltoall delivered wrong");
+    check(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "MPI_Barrier failed");
+    free(mine);
+}
+
+static int mode_mesh(void)
+{
+    unsigned char *out = malloc(MESH_MAX), *in = malloc(MESH_MAX);
+    check(out && in, "no memory");
+    mesh_pt2pt(out, in);
+    mesh_collectives(in);
+    say("rank %d mesh ok netns=%lu memfd_maps=%d tcp_peers=%d\n", rank, netns_inode(),
+        memfd_maps(), tcp_peers());
+    free(out);
+    free(in);
+    return 0;
+}
+
 /* The same message every time, fully checked every 16th, so that nearly
  * all the time goes to moving bytes: a kill lands mid-transfer. */
 static _Noreturn void mode_stream(size_t mib)
@@ -142,6 +296,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (!strcmp(mode, "ok"))
         rc = mode_ok();
+    else if (!strcmp(mode, "mesh"))
+        rc = mode_mesh();
     else if (!strcmp(mode, "stream") && argc == 3)
         mode_stream((size_t)atol(argv[2]));
     else
