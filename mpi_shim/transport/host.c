@@ -4,6 +4,7 @@
  * multi-host tests run "hosts" as network namespaces of one machine, so
  * each namespace counts as a host of its own.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,31 +12,44 @@
 
 #include "transport/transport.h"
 
-static void mix_namespace(uint8_t id[16], const char *path)
+/* FNV-1a over `n` bytes, continuing from `h`. */
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const uint8_t *b = data;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3u;
+    return h;
+}
+
+static uint64_t namespace_inode(const char *path)
 {
     struct stat st;
 
-    if (stat(path, &st) == 0)
-        for (int i = 0; i < 8; i++)
-            id[8 + i] ^= (uint8_t)(st.st_ino >> (8 * i));
+    return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
+/* The boot id (or, without one, the host name) and the two namespaces'
+ * inodes, each on its own, hashed twice into 16 bytes: XOR-ing the inodes
+ * together made namespaces created side by side (inodes x and x + 1)
+ * collide. */
 void wmpi_host_identity(uint8_t id[16])
 {
+    struct {
+        char boot[64];
+        uint64_t net, pid;
+    } what;
     FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    int c, n = 0;
 
-    memset(id, 0, 16);
-    while (f && n < 32 && (c = fgetc(f)) != EOF) {
-        if (c == '-' || c == '\n')
-            continue;
-        id[n / 2] = (uint8_t)(id[n / 2] << 4 | (c <= '9' ? c - '0' : (c | 32) - 'a' + 10));
-        n++;
-    }
+    memset(&what, 0, sizeof what);
+    if (!f || !fgets(what.boot, sizeof what.boot, f))
+        gethostname(what.boot, sizeof what.boot - 1);
     if (f)
         fclose(f);
-    if (!n)
-        gethostname((char *)id, 16);
-    mix_namespace(id, "/proc/self/ns/net");
-    mix_namespace(id, "/proc/self/ns/pid");
+    what.net = namespace_inode("/proc/self/ns/net");
+    what.pid = namespace_inode("/proc/self/ns/pid");
+    uint64_t a = fnv1a(0xcbf29ce484222325u, &what, sizeof what);
+    uint64_t b = fnv1a(a ^ 0x9e3779b97f4a7c15u, &what, sizeof what);
+    memcpy(id, &a, 8);
+    memcpy(id + 8, &b, 8);
 }

@@ -28,6 +28,7 @@ typedef struct shm_ctl {
     uint32_t magic;
     uint32_t nslots;
     uint64_t ring_bytes;
+    uint64_t owner;    /* this job's tag for the owning rank (shm_setup.c) */
     _Alignas(SHM_LINE) int asleep; /* owner: a thread sleeps on its doorbell */
 } shm_ctl;
 

@@ -11,7 +11,8 @@
  * to a process that may ptrace the peer, the same permission CMA needs:
  * the same user, and no Yama restriction - maps their segments and reads
  * their word with process_vm_readv. A second all-gather tells every rank
- * which peers succeeded; a pair uses shared memory only if both sides
+ * which peers succeeded (a segment must carry its rank's tag, derived
+ * from the job's secret); a pair uses shared memory only if both sides
  * did, and any other pair is left to TCP (route.c), so the two ends
  * always agree. The segments' fds are closed once every peer mapped them;
  * the pidfds stay, in the transport's poll set: a peer that dies wakes it.
@@ -76,6 +77,18 @@ static int make_own(struct wmpi_transport *t, shm_card *me)
     return 0;
 }
 
+/* The tag a segment of `rank` carries: mapping a peer's segment checks
+ * that it is that rank's of this job, not our own (two pid namespaces'
+ * pids alike) nor another process's that reused the pid. */
+static uint64_t owner_tag(const struct wmpi_transport *t, int rank)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+
+    for (int i = 0; i < WMPI_SECRET_LEN; i++)
+        h = (h ^ t->boot->secret[i]) * 0x100000001b3u;
+    return (h ^ (uint64_t)rank) * 0x9e3779b97f4a7c15u;
+}
+
 /* Size, map and initialise our segment for `nslots` local ranks. */
 static int map_own(struct wmpi_transport *t)
 {
@@ -88,6 +101,7 @@ static int map_own(struct wmpi_transport *t)
     t->ctl = m;
     t->ctl->nslots = (uint32_t)t->nlocal;
     t->ctl->ring_bytes = t->ring_bytes;
+    t->ctl->owner = owner_tag(t, t->rank);
     __atomic_store_n(&t->ctl->magic, SHM_MAGIC, __ATOMIC_RELEASE);
     return 0;
 }
@@ -156,7 +170,8 @@ static int attach(struct wmpi_transport *t, shm_peer *p, const shm_card *c, int 
     if (fd >= 0)
         close(fd);
     if (!p->peer_ctl || __atomic_load_n(&p->peer_ctl->magic, __ATOMIC_ACQUIRE) != SHM_MAGIC ||
-        p->peer_ctl->nslots != (uint32_t)t->nlocal || p->peer_ctl->ring_bytes != t->ring_bytes) {
+        p->peer_ctl->nslots != (uint32_t)t->nlocal || p->peer_ctl->ring_bytes != t->ring_bytes ||
+        p->peer_ctl->owner != owner_tag(t, p->rank)) {
         detach(p);
         return 0;
     }
