@@ -27,6 +27,7 @@
  * spinning, made the echo's median round trip ~1.8 ms instead of ~70 us,
  * which is not what this benchmark is about (compute threads that never
  * block).
+ *
  * Rank 1, per case: a few untimed round trips, then timed ones (send to
  * full reply, CLOCK_MONOTONIC), each after a think time drawn uniformly
  * from [0, U] us and slept in nanosleep (timer slack 1 ns), so a message
