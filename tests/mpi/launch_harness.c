@@ -192,6 +192,15 @@ void wt_job_free(struct wt_job *j)
     j->out = j->err = NULL;
 }
 
+void wt_job_clear(struct wt_job *j)
+{
+    for (int i = 0; i < 10 && wt_leftovers() > 0; i++) {
+    }
+    if (j->out)
+        wt_job_free(j);
+    *j = (struct wt_job){ .out_fd = -1, .err_fd = -1, .in_fd = -1 };
+}
+
 int wt_run(struct wt_job *j, char *const argv[], const char *in_data, size_t in_len, int bound_s)
 {
     if (wt_job_start(j, argv, in_data, in_len) != 0)

@@ -54,6 +54,20 @@ int wt_job_finish(struct wt_job *j, int bound_s);
 
 void wt_job_free(struct wt_job *j);
 
+/* A test's teardown, whether it passed or not: kill what is left of its
+ * processes (mpirun first, then the ranks it leaves to us), free j's
+ * buffers and make j ready for the next job. */
+void wt_job_clear(struct wt_job *j);
+
+/* In a CMocka test: fail with mpirun's stderr unless `cond` holds about
+ * its status `st`. */
+#define WT_ASSERT_STATUS(j, st, cond)                                                    \
+    do {                                                                                 \
+        if (!(cond))                                                                     \
+            fail_msg("mpirun exited with status %d, not %s; stderr:\n%s", st, #cond,     \
+                     (j)->err);                                                          \
+    } while (0)
+
 /* Start, feed, finish in one call. */
 int wt_run(struct wt_job *j, char *const argv[], const char *in_data, size_t in_len, int bound_s);
 

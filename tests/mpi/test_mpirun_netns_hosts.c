@@ -185,23 +185,11 @@ static void need_namespaces(void)
 static int teardown(void **state)
 {
     (void)state;
-    for (int i = 0; i < 10 && wt_leftovers() > 0; i++) {
-    }
-    if (job.out)
-        wt_job_free(&job);
-    job = (struct wt_job){ .out_fd = -1, .err_fd = -1, .in_fd = -1 };
+    wt_job_clear(&job);
     return 0;
 }
 
 /* ------------------------------------------------------------ jobs */
-
-/* Assert `cond` about mpirun's status `st`, showing its stderr if false. */
-#define assert_status(st, cond)                                                          \
-    do {                                                                                 \
-        if (!(cond))                                                                     \
-            fail_msg("mpirun exited with status %d, not %s; stderr:\n%s", st, #cond,     \
-                     job.err);                                                           \
-    } while (0)
 
 /* mpi_prog mesh on ranks 0, 1 in namespace a and 2, 3 in b, mpirun in a,
  * under WEFT_MPI_TRANSPORT=`value`; mpirun's status. */
@@ -249,7 +237,7 @@ static void test_auto_is_mixed(void **state)
     (void)state;
     need_namespaces();
     int st = run_mesh("auto");
-    assert_status(st, st == 0);
+    WT_ASSERT_STATUS(&job, st, st == 0);
     check_ranks(1, 2);
     assert_int_equal(wt_leftovers(), 0);
 }
@@ -259,7 +247,7 @@ static void test_tcp_only(void **state)
     (void)state;
     need_namespaces();
     int st = run_mesh("tcp");
-    assert_status(st, st == 0);
+    WT_ASSERT_STATUS(&job, st, st == 0);
     check_ranks(0, 3);
     assert_int_equal(wt_leftovers(), 0);
 }
@@ -271,7 +259,7 @@ static void test_shm_only_fails(void **state)
     (void)state;
     need_namespaces();
     int st = run_mesh("shm"), lines = 0;
-    assert_status(st, st > 0 && st != 124); /* failed, and on its own */
+    WT_ASSERT_STATUS(&job, st, st > 0 && st != 124); /* failed, and on its own */
     const char *key = ": WEFT_MPI_TRANSPORT=shm, but rank ";
     for (const char *l = strstr(job.err, key); l; l = strstr(l + 1, key)) {
         const char *head = l;

@@ -99,21 +99,9 @@ static int dev_shm_new_entries(const char *before)
 static int teardown(void **state)
 {
     (void)state;
-    for (int i = 0; i < 10 && wt_leftovers() > 0; i++) {
-    }
-    if (job.out)
-        wt_job_free(&job);
-    job = (struct wt_job){ .out_fd = -1, .err_fd = -1, .in_fd = -1 };
+    wt_job_clear(&job);
     return 0;
 }
-
-/* Assert `cond` about mpirun's status `st`, showing its stderr if false. */
-#define assert_status(st, cond)                                                          \
-    do {                                                                                 \
-        if (!(cond))                                                                     \
-            fail_msg("mpirun exited with status %d, not %s; stderr:\n%s", st, #cond,     \
-                     job.err);                                                           \
-    } while (0)
 
 /* Run mpi_prog ok under WEFT_MPI_TRANSPORT=`value`; check both ranks'
  * lines and return how many of them map shared-memory segments. */
@@ -125,7 +113,7 @@ static int run_ok(const char *value)
     assert_int_equal(wt_job_start(&job, WT_ARGV(WT_MPIRUN, "-x", env, "-n", "2", WT_MPI_PROG,
                                                 "ok"), NULL, 0), 0);
     int st = wt_job_finish(&job, BOUND_S);
-    assert_status(st, st == 0);
+    WT_ASSERT_STATUS(&job, st, st == 0);
     for (int r = 0; r < 2; r++) {
         char want[32];
         int n = snprintf(want, sizeof want, "rank %d ok memfd_maps=", r), m = -1;
@@ -148,7 +136,7 @@ static void test_bogus_value_fails_readably(void **state)
     assert_int_equal(wt_job_start(&job, WT_ARGV(WT_MPIRUN, "-x", "WEFT_MPI_TRANSPORT=bogus", "-n",
                                                 "2", WT_MPI_PROG, "ok"), NULL, 0), 0);
     int st = wt_job_finish(&job, BOUND_S);
-    assert_status(st, st > 0 && st != 124); /* failed, and on its own */
+    WT_ASSERT_STATUS(&job, st, st > 0 && st != 124); /* failed, and on its own */
     assert_non_null(strstr(job.err, "WEFT_MPI_TRANSPORT=bogus"));
     assert_non_null(strstr(job.err, "auto, shm or tcp"));
     assert_int_equal(wt_count_lines(job.out, "rank "), 0);
@@ -188,7 +176,7 @@ static void kill_mid_stream(const char *cma, int victim)
     assert_null(strstr(job.out, "memfd_maps=0")); /* the stream is over shared memory */
     assert_int_equal(kill(pids[victim], SIGKILL), 0);
     int st = wt_job_finish(&job, BOUND_S);
-    assert_status(st, st == 128 + SIGKILL);
+    WT_ASSERT_STATUS(&job, st, st == 128 + SIGKILL);
     snprintf(want, sizeof want, "mpirun: rank %d (pid %d) was killed by signal 9 (Killed)\n",
              victim, (int)pids[victim]);
     assert_non_null(strstr(job.err, want));
