@@ -190,7 +190,7 @@ int wmpi_route_pollfd(void);
  * without the engine lock. Never blocks. */
 int wmpi_route_sleeping(int asleep);
 /* "shm", "tcp" or "self": which transport carries frames to world rank
- * `peer` (for messages and tests). Never blocks. */
+ * `peer` (for error messages). Never blocks. */
 const char *wmpi_route_name(int peer);
 
 typedef struct wmpi_engine {
