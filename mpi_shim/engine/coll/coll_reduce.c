@@ -46,7 +46,9 @@
  * 3.33 ms on 4 ranks, 2.6 against 7.0 ms on 8): its leaves are done after
  * one send, where the halving keeps every rank in every round. */
 #define ALLREDUCE_LONG ((int64_t)128 * 1024)
-/* Up to these, allreduce goes in groups (coll_allreduce_groups.c). */
+/* Up to these, allreduce goes in groups (coll_allreduce_groups.c), from
+ * 3 ranks: two ranks exchange their vectors (doubling's one round, one
+ * message time, where the fan through rank 0 takes two). */
 #define ALLREDUCE_FAN_BYTES ((int64_t)16 * 1024)
 #define ALLREDUCE_FAN_RANKS 8
 #define REDUCE_LONG ((int64_t)4 * 1024 * 1024)
@@ -211,7 +213,7 @@ int wmpi_coll_allreduce_run(const wmpi_coll_call *k, const wmpi_coll_args *a)
 
     if (a->count == 0)
         return 0;
-    if (k->size > 1 && k->size <= ALLREDUCE_FAN_RANKS &&
+    if (k->size > 2 && k->size <= ALLREDUCE_FAN_RANKS &&
         wmpi_datatype_bytes(a->dt, a->count) <= wmpi_coll_limit(ALLREDUCE_FAN_BYTES))
         return wmpi_coll_allreduce_grouped(k, a);
     wmpi_coll_pairs_init(&sv, k->size, 0, 1);
