@@ -14,17 +14,18 @@
  * does not fit stays queued (sending never waits for receiving: two ranks
  * streaming large messages at each other cannot deadlock). Positions are
  * byte counts that only grow; the producer publishes `tail` and the
- * consumer `head`, each with a release store, so no atomic
+ * consumer `head`, each with a plain seq_cst store, so no atomic
  * read-modify-write is on the path of a message (Open MPI's fast boxes
  * and MPICH's POSIX eager queues make the same choice).
  *
  * Waiting without a system call. A receiver finds its messages by
  * polling the rings, which the I/O server does while a thread waits and a
  * worker spins. Before a thread sleeps on our pollfd, sleeping(1) sets
- * `asleep` in our segment (a full fence), then looks at the rings once
- * more; a sender that published something reads `asleep` after its own
- * fence and, if it is set, rings our doorbell (an eventfd in the pollfd).
- * One of the two always sees the other, so no message is left unnoticed
+ * `asleep` in our segment, then looks at the rings once more; a sender
+ * that published something then reads `asleep` and, if it is set, rings
+ * our doorbell (an eventfd in the pollfd). All four accesses are seq_cst
+ * (a Dekker pair; no fences, which ThreadSanitizer cannot follow). One
+ * of the two always sees the other, so no message is left unnoticed
  * beside a sleeper, and while nobody sleeps a message costs no system
  * call. The same handshake runs the other way for a producer that waits
  * for room or for a CMA copy (`waiting`): the consumer rings its doorbell
@@ -105,12 +106,12 @@ static void ring_bell(int fd)
     }
 }
 
-/* After publishing: wake the other side if it sleeps and wants to know. */
+/* After publishing (a seq_cst store of tail or head): wake the other side
+ * if it sleeps and wants to know (the head comment's handshake). */
 static void wake_if_asleep(shm_peer *p, const int *wants)
 {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if ((!wants || __atomic_load_n(wants, __ATOMIC_RELAXED)) &&
-        __atomic_load_n(&p->peer_ctl->asleep, __ATOMIC_RELAXED))
+    if ((!wants || __atomic_load_n(wants, __ATOMIC_SEQ_CST)) &&
+        __atomic_load_n(&p->peer_ctl->asleep, __ATOMIC_SEQ_CST))
         ring_bell(p->bell);
 }
 
@@ -243,7 +244,8 @@ static void tx(struct wmpi_transport *t, shm_peer *p)
         pop(&p->sq_head, &p->sq_tail);
         f->done(f, 0);
     }
-    __atomic_store_n(&p->out->tail, tail, __ATOMIC_RELEASE);
+    if (tail != start)
+        __atomic_store_n(&p->out->tail, tail, __ATOMIC_SEQ_CST);
     p->in_tx = 0;
     int wants = p->sq_head || p->cma_head;
     if (__atomic_load_n(&p->out->waiting, __ATOMIC_RELAXED) != wants)
@@ -386,7 +388,7 @@ static void rx(struct wmpi_transport *t, shm_peer *p, size_t budget)
     if (head == start)
         return;
     note_moved(t, head - start);
-    __atomic_store_n(&p->in->head, head, __ATOMIC_RELEASE);
+    __atomic_store_n(&p->in->head, head, __ATOMIC_SEQ_CST);
     wake_if_asleep(p, &p->in->waiting);
 }
 
@@ -437,11 +439,11 @@ static int has_work(struct wmpi_transport *t)
 
         if (!p->on || __atomic_load_n(&p->dead, __ATOMIC_RELAXED))
             continue; /* what a dead peer left is no work */
-        if (__atomic_load_n(&p->in->tail, __ATOMIC_ACQUIRE) !=
+        if (__atomic_load_n(&p->in->tail, __ATOMIC_SEQ_CST) !=
             __atomic_load_n(&p->in->head, __ATOMIC_RELAXED))
             return 1;
         if (__atomic_load_n(&p->out->waiting, __ATOMIC_RELAXED) &&
-            __atomic_load_n(&p->out->head, __ATOMIC_ACQUIRE) !=
+            __atomic_load_n(&p->out->head, __ATOMIC_SEQ_CST) !=
                 __atomic_load_n(&p->head_seen, __ATOMIC_RELAXED))
             return 1;
     }
@@ -467,7 +469,6 @@ static int shm_sleeping(struct wmpi_transport *t, int asleep)
             __atomic_store_n(&t->exited, 1, __ATOMIC_RELEASE);
         }
     __atomic_store_n(&t->ctl->asleep, 1, __ATOMIC_SEQ_CST);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     uint64_t moved = __atomic_load_n(&t->moved, __ATOMIC_RELAXED);
     int flowing = moved != t->moved_told;
     t->moved_told = moved;
