@@ -12,8 +12,7 @@
 
 #include "transport/transport.h"
 
-/* FNV-1a over `n` bytes, continuing from `h`. */
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+uint64_t wmpi_hash64(uint64_t h, const void *data, size_t n)
 {
     const uint8_t *b = data;
 
@@ -48,8 +47,8 @@ void wmpi_host_identity(uint8_t id[16])
         fclose(f);
     what.net = namespace_inode("/proc/self/ns/net");
     what.pid = namespace_inode("/proc/self/ns/pid");
-    uint64_t a = fnv1a(0xcbf29ce484222325u, &what, sizeof what);
-    uint64_t b = fnv1a(a ^ 0x9e3779b97f4a7c15u, &what, sizeof what);
+    uint64_t a = wmpi_hash64(WMPI_HASH64_SEED, &what, sizeof what);
+    uint64_t b = wmpi_hash64(a ^ 0x9e3779b97f4a7c15u, &what, sizeof what);
     memcpy(id, &a, 8);
     memcpy(id + 8, &b, 8);
 }

@@ -197,8 +197,9 @@ static int put_record(struct wmpi_transport *t, shm_peer *p, wmpi_frame *f, uint
                     .hdr = f->hdr };
 
     uint64_t at = align_rec(*tail);
+    size_t need = (size_t)(at - *tail) + REC;
 
-    if (room(t, p, *tail, (size_t)(at - *tail) + REC) < (size_t)(at - *tail) + REC)
+    if (room(t, p, *tail, need) < need)
         return 0;
     copy_in(t, p->out, at, &rec, REC);
     *tail = at + REC;

@@ -82,11 +82,9 @@ static int make_own(struct wmpi_transport *t, shm_card *me)
  * pids alike) nor another process's that reused the pid. */
 static uint64_t owner_tag(const struct wmpi_transport *t, int rank)
 {
-    uint64_t h = 0xcbf29ce484222325u;
+    uint64_t h = wmpi_hash64(WMPI_HASH64_SEED, t->boot->secret, WMPI_SECRET_LEN);
 
-    for (int i = 0; i < WMPI_SECRET_LEN; i++)
-        h = (h ^ t->boot->secret[i]) * 0x100000001b3u;
-    return (h ^ (uint64_t)rank) * 0x9e3779b97f4a7c15u;
+    return wmpi_hash64(h, &rank, sizeof rank);
 }
 
 /* Size, map and initialise our segment for `nslots` local ranks. */

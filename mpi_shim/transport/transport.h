@@ -121,4 +121,9 @@ extern const struct wmpi_transport_ops wmpi_shm_ops;
  * blocks. */
 void wmpi_host_identity(uint8_t id[16]);
 
+/* FNV-1a over `n` bytes, continuing from `h` (WMPI_HASH64_SEED to start):
+ * identities and tags, not security. Never blocks. */
+#define WMPI_HASH64_SEED 0xcbf29ce484222325u
+uint64_t wmpi_hash64(uint64_t h, const void *data, size_t n);
+
 #endif /* WMPI_TRANSPORT_H */
