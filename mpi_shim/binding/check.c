@@ -42,6 +42,8 @@ int wbind_check_p2p(const void *buf, int count, MPI_Datatype dt, int peer,
         return MPI_ERR_COUNT;
     if (!dt || !wmpi_datatype_committed(dt)) /* derived: committed? */
         return MPI_ERR_TYPE;
+    if (!wmpi_datatype_fits(dt, count)) /* no buffer spans 2^63 bytes */
+        return MPI_ERR_COUNT;
     /* derived types may address absolute memory from MPI_BOTTOM */
     if (!buf && count > 0 && dt->extent > 0 && wmpi_datatype_is_predefined(dt))
         return MPI_ERR_BUFFER;

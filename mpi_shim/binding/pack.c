@@ -34,7 +34,7 @@ static int check(int count, MPI_Datatype dt, const void *typed,
     if (!position || size < 0 || *position < 0)
         return MPI_ERR_ARG;
     *bytes = wmpi_datatype_bytes(dt, count);
-    if (*bytes < 0)
+    if (*bytes < 0 || !wmpi_datatype_fits(dt, count))
         return MPI_ERR_COUNT;
     if (*bytes > (int64_t)size - *position)
         return MPI_ERR_TRUNCATE;

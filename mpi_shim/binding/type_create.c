@@ -235,9 +235,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     int cls;
 
     WMPI_NEED_INIT("MPI_Type_create_resized");
-    cls = check_old(0, oldtype, newtype);
-    if (!cls && extent < 0) /* Open MPI allows it; our extents are >= 0 */
-        cls = MPI_ERR_ARG;
+    cls = check_old(0, oldtype, newtype); /* any extent: < 0 reverses */
     if (cls)
         return wbind_fail(NULL, cls, "MPI_Type_create_resized");
     return create(WMPI_COMBINER_RESIZED, 0, NULL, 2, aints, 1, &oldtype,

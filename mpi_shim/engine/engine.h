@@ -88,7 +88,8 @@ enum wmpi_type_class {
 
 typedef struct wmpi_datatype {
     size_t size;     /* bytes of data per element (MPI_Type_size) */
-    size_t extent;   /* bytes one element spans in memory */
+    int64_t extent;  /* bytes from one element to the next: ub - lb, which
+                      * a resized type may make negative (reversed) */
     int    basic;    /* basic elements per element (2 for pair types) */
     const char *name;
     const wmpi_pack_ops *pack; /* NULL: contiguous */

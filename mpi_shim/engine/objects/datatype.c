@@ -16,7 +16,8 @@
  * types with their padding (then a vector of them could not be packed to
  * MPI_Type_size bytes, and MPI_Get_count would need the extent).
  *
- * Invariants: size <= extent; basic >= 1 for predefined types.
+ * Invariants: predefined types have size <= extent and basic >= 1 (a
+ * derived type's extent may be anything, negative included).
  * Locking: none (predefined objects are read-only, derived ones immutable
  * but for their name and committed flag).
  */
@@ -111,7 +112,7 @@ int wmpi_datatype_is_contig(const wmpi_datatype *dt)
     const struct wmpi_dtd *d = dt->derived;
 
     if (!d)
-        return dt->size == dt->extent;
+        return (int64_t)dt->size == dt->extent;
     if (d->size == 0)
         return dt->extent == 0 && d->lb == 0;
     return d->nsegs == 1 && d->segs[0].count == 1 && d->segs[0].disp == 0 &&
@@ -131,7 +132,7 @@ int wmpi_datatype_dense(const wmpi_datatype *dt, int64_t count,
         return 1;
     if (n != 1 || s[0].count != 1 || s[0].len != (int64_t)dt->size)
         return 0;
-    if (count > 1 && dt->extent != dt->size)
+    if (count > 1 && dt->extent != (int64_t)dt->size)
         return 0;
     *offset = s[0].disp;
     return 1;
@@ -166,7 +167,7 @@ int wmpi_datatype_is_basic_array(const wmpi_datatype *dt, int64_t count,
     *offset = 0;
     if (!d)
         return 1;
-    if (!b || d->size == 0 || b->size != b->extent)
+    if (!b || d->size == 0 || (int64_t)b->size != b->extent)
         return 0;
     if (d->nsegs != 1 || d->segs[0].count != 1 || d->segs[0].len != d->size)
         return 0;
@@ -206,6 +207,15 @@ int64_t wmpi_datatype_bytes(const wmpi_datatype *dt, int64_t count)
     if (dt->size && count > INT64_MAX / (int64_t)dt->size)
         return WEFT_EINVAL;
     return count * (int64_t)dt->size;
+}
+
+int wmpi_datatype_fits(const wmpi_datatype *dt, int64_t count)
+{
+    int64_t off;
+
+    if (wmpi_datatype_bytes(dt, count) < 0)
+        return 0;
+    return count == 0 || !__builtin_mul_overflow(count - 1, dt->extent, &off);
 }
 
 /* ------------------------------------------------------------ statuses */

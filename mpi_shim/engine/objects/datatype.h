@@ -103,6 +103,11 @@ typedef struct wmpi_bounds {
 } wmpi_bounds;
 void wmpi_datatype_bounds(const wmpi_datatype *dt, wmpi_bounds *b);
 
+/* 1 if `count` elements of dt can be addressed: count >= 0, their packed
+ * bytes and the last element's offset (count - 1) * extent fit in int64_t.
+ * 0 for a count no buffer can hold (a type spanning nearly 2^63 bytes). */
+int wmpi_datatype_fits(const wmpi_datatype *dt, int64_t count);
+
 /* 1 if dt may be used in communication (predefined, or committed). */
 int wmpi_datatype_committed(const wmpi_datatype *dt);
 
@@ -203,9 +208,11 @@ enum {
 };
 
 /* Build a derived type (uncommitted, one reference: the handle) from `a`,
- * which is copied. Errors: WEFT_EINVAL (a negative count or block length,
- * a bad subarray, a negative resized extent, NULL types, overflow),
- * WEFT_ENOMEM (also: a type map too large to flatten). */
+ * which is copied. A resized extent may be negative: element i then starts
+ * i * |extent| bytes below the first. Errors: WEFT_EINVAL (a negative count
+ * or block length, a bad subarray, NULL types, a displacement, bound,
+ * extent or true extent that overflows MPI_Aint), WEFT_ENOMEM (also: a
+ * type map too large to flatten). */
 int wmpi_datatype_create(const wmpi_type_args *a, wmpi_datatype **out);
 
 /* The arguments `dt` was built with (pointers into dt: valid while the

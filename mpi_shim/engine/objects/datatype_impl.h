@@ -30,7 +30,7 @@ struct wmpi_dtd {
     uint8_t lb_marked;       /* lb / ub set explicitly (resized, subarray) */
     uint8_t ub_marked;       /* and inherited as MPI's lb/ub markers */
     int64_t size;            /* data bytes per element */
-    int64_t lb, ub;          /* extent = ub - lb (>= 0) */
+    int64_t lb, ub;          /* extent = ub - lb (< 0 if resized so) */
     int64_t true_lb, true_ub;
     int64_t nbasic;          /* basic elements per element */
     int64_t align;           /* largest alignment of its basic types */

@@ -95,7 +95,7 @@ static int64_t walk(int dir, const wmpi_datatype *dt, int64_t count,
                     char *buf, char *stream, int64_t bytes)
 {
     wmpi_seg tmp[2];
-    int64_t n, size = (int64_t)dt->size, ext = (int64_t)dt->extent;
+    int64_t n, size = (int64_t)dt->size, ext = dt->extent;
     const wmpi_seg *s = wmpi_datatype_segs(dt, tmp, &n);
     int64_t whole, done = 0, off;
 
@@ -116,10 +116,18 @@ static int64_t walk(int dir, const wmpi_datatype *dt, int64_t count,
     return done;
 }
 
+/* The packed bytes of `count` elements of dt, or WEFT_EINVAL (also for a
+ * count whose last element's offset leaves int64_t). */
+static int64_t checked_bytes(const wmpi_datatype *dt, int64_t count)
+{
+    return wmpi_datatype_fits(dt, count) ? wmpi_datatype_bytes(dt, count)
+                                         : WEFT_EINVAL;
+}
+
 int64_t wmpi_datatype_pack(const wmpi_datatype *dt, int64_t count,
                            const void *buf, void *out)
 {
-    int64_t bytes = wmpi_datatype_bytes(dt, count);
+    int64_t bytes = checked_bytes(dt, count);
 
     if (bytes < 0)
         return bytes;
@@ -129,7 +137,7 @@ int64_t wmpi_datatype_pack(const wmpi_datatype *dt, int64_t count,
 int64_t wmpi_datatype_unpack(const wmpi_datatype *dt, int64_t count,
                              const void *in, void *buf)
 {
-    int64_t bytes = wmpi_datatype_bytes(dt, count);
+    int64_t bytes = checked_bytes(dt, count);
 
     if (bytes < 0)
         return bytes;
@@ -139,7 +147,7 @@ int64_t wmpi_datatype_unpack(const wmpi_datatype *dt, int64_t count,
 int64_t wmpi_datatype_unpack_part(const wmpi_datatype *dt, int64_t count,
                                   const void *in, int64_t bytes, void *buf)
 {
-    if (wmpi_datatype_bytes(dt, count) < 0 || bytes < 0)
+    if (checked_bytes(dt, count) < 0 || bytes < 0)
         return WEFT_EINVAL;
     return walk(1, dt, count, buf, (char *)in, bytes);
 }
@@ -150,7 +158,7 @@ int64_t wmpi_datatype_unpack_part(const wmpi_datatype *dt, int64_t count,
  * value and int, or padding after the int). */
 static int holey_pair(const wmpi_datatype *b)
 {
-    return b->tclass == WMPI_TC_PAIR && b->size != b->extent;
+    return b->tclass == WMPI_TC_PAIR && (int64_t)b->size != b->extent;
 }
 
 /* Spread n packed pairs (value, int) at p to their extent, in place, from

@@ -274,7 +274,7 @@ static wmpi_op_kernel *const *pair_row(const wmpi_datatype *dt)
     size_t vsize = dt->pair_value_size, isize = dt->size - vsize;
     int k;
 
-    if (dt->size < vsize || dt->pair_index_offset + isize > dt->extent)
+    if (dt->size < vsize || (int64_t)(dt->pair_index_offset + isize) > dt->extent)
         return NULL;
     if (isize == sizeof(int)) {
         if (dt->pair_class == WMPI_TC_INT && (k = log2_size(vsize)) >= 0)

@@ -19,7 +19,7 @@ static void bytes_are_count_times_size(void **state)
     /* pair types travel without their padding, as in Open MPI */
     assert_int_equal(wmpi_datatype_bytes(&wmpi_dt_double_int, 3),
                      3 * (int64_t)(sizeof(double) + sizeof(int)));
-    assert_true(wmpi_dt_double_int.extent > wmpi_dt_double_int.size);
+    assert_true(wmpi_dt_double_int.extent > (int64_t)wmpi_dt_double_int.size);
 }
 
 static void bad_counts_are_rejected(void **state)

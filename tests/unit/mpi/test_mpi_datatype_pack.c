@@ -307,6 +307,127 @@ static void bounds_match_open_mpi(void **state)
     wmpi_datatype_release(t);
 }
 
+static void expect_bounds(const wmpi_datatype *t, int64_t size, int64_t lb,
+                          int64_t extent, int64_t true_lb, int64_t true_extent)
+{
+    wmpi_bounds b;
+
+    wmpi_datatype_bounds(t, &b);
+    assert_int_equal((int64_t)t->size, size);
+    assert_int_equal(b.lb, lb);
+    assert_int_equal(b.extent, extent);
+    assert_int_equal(t->extent, extent);
+    assert_int_equal(b.true_lb, true_lb);
+    assert_int_equal(b.true_extent, true_extent);
+}
+
+static wmpi_datatype *resized(wmpi_datatype *old, int64_t lb, int64_t ext)
+{
+    return one(WMPI_COMBINER_RESIZED, 0, NULL, 2, (int64_t[]){ lb, ext }, old);
+}
+
+/* A negative extent (MPI_Type_create_resized allows it) lays elements out
+ * downwards; a type built of such copies spans all of them (MPICH lbub). */
+static void negative_extent(void **state)
+{
+    wmpi_datatype *rev, *bytes, *t, *c3, *v, *h;
+
+    (void)state;
+    rev = resized(&wmpi_dt_int, 0, -4);
+    expect_bounds(rev, 4, 0, -4, 0, 4);
+    assert_false(wmpi_datatype_is_contig(rev));
+    round_trip_ints(rev, 5, 4, (int[]){ 4, 3, 2, 1, 0 }, 5);
+
+    bytes = one(WMPI_COMBINER_CONTIGUOUS, 1, (int[]){ 4 }, 0, NULL,
+                &wmpi_dt_char);
+    t = resized(bytes, 6, -9); /* MPICH: { (LB,6), 4*(BYTE,0), (UB,-3) } */
+    expect_bounds(t, 4, 6, -9, 0, 4);
+    c3 = one(WMPI_COMBINER_CONTIGUOUS, 1, (int[]){ 3 }, 0, NULL, t);
+    expect_bounds(c3, 12, -12, 9, -18, 22);
+
+    /* 2 blocks of 2, 3 extents (-12 bytes) apart: ints 0, -1, -3, -4 */
+    v = one(WMPI_COMBINER_VECTOR, 3, (int[]){ 2, 2, 3 }, 0, NULL, rev);
+    expect_bounds(v, 16, -16, 12, -16, 20);
+    round_trip_ints(v, 1, 20, (int[]){ 20, 19, 17, 16 }, 4);
+
+    /* a negative stride of a positive extent: ints 0, -2, -4 */
+    h = one(WMPI_COMBINER_HVECTOR, 2, (int[]){ 3, 1 }, 1, (int64_t[]){ -8 },
+            &wmpi_dt_int);
+    expect_bounds(h, 12, -16, 20, -16, 20);
+    round_trip_ints(h, 2, 10, (int[]){ 10, 8, 6, 15, 13, 11 }, 6);
+    wmpi_datatype_release(h);
+    wmpi_datatype_release(v);
+    wmpi_datatype_release(c3);
+    wmpi_datatype_release(t);
+    wmpi_datatype_release(bytes);
+    wmpi_datatype_release(rev);
+}
+
+static void rejected(int comb, int ni, const int *ints, int na,
+                     const int64_t *aints, int nt, wmpi_datatype *const *types)
+{
+    wmpi_type_args a = { comb, ni, na, nt, ints, aints, types };
+    wmpi_datatype *t = &wmpi_dt_int;
+
+    assert_int_equal(wmpi_datatype_create(&a, &t), WEFT_EINVAL);
+    assert_null(t);
+}
+
+/* Blocks of length 0 hold no entry of the type map, so they add no bound
+ * wherever they are, nor does a child type without data or markers. */
+static void zero_blocks_far_away(void **state)
+{
+    wmpi_datatype *h, *e, *s;
+
+    (void)state;
+    h = make(WMPI_COMBINER_HINDEXED, 4, (int[]){ 3, 0, 2, 0 }, 3,
+             (int64_t[]){ INT64_MAX, 0, INT64_MAX - 4 }, 1,
+             (wmpi_datatype *[]){ &wmpi_dt_int });
+    expect_bounds(h, 8, 0, 8, 0, 8);
+    round_trip_ints(h, 2, 0, (int[]){ 0, 1, 2, 3 }, 4);
+
+    e = make(WMPI_COMBINER_HINDEXED, 2, (int[]){ 1, 0 }, 1,
+             (int64_t[]){ INT64_MAX }, 1, (wmpi_datatype *[]){ &wmpi_dt_int });
+    expect_bounds(e, 0, 0, 0, 0, 0);
+    s = make(WMPI_COMBINER_STRUCT, 3, (int[]){ 2, 1, 1 }, 2,
+             (int64_t[]){ INT64_MAX, 4 }, 2,
+             (wmpi_datatype *[]){ e, &wmpi_dt_int });
+    expect_bounds(s, 4, 4, 4, 4, 4);
+    round_trip_ints(s, 2, 16, (int[]){ 17, 18 }, 2);
+    wmpi_datatype_release(s);
+    wmpi_datatype_release(e);
+    wmpi_datatype_release(h);
+}
+
+/* Bounds, extents and the offsets of a count are computed with overflow
+ * checks: a type that would not fit int64_t is refused, not wrapped. */
+static void overflow_is_refused(void **state)
+{
+    wmpi_datatype *h, *big, *one_int[] = { &wmpi_dt_int };
+    int packed[4];
+
+    (void)state;
+    rejected(WMPI_COMBINER_HINDEXED, 2, (int[]){ 1, 1 }, 1,
+             (int64_t[]){ INT64_MAX - 2 }, 1, one_int);
+    rejected(WMPI_COMBINER_HINDEXED, 3, (int[]){ 2, 1, 1 }, 2,
+             (int64_t[]){ INT64_MIN, INT64_MAX - 8 }, 1, one_int);
+    rejected(WMPI_COMBINER_RESIZED, 0, NULL, 2, (int64_t[]){ INT64_MAX, 8 },
+             1, one_int);
+    rejected(WMPI_COMBINER_RESIZED, 0, NULL, 2, (int64_t[]){ INT64_MIN, -1 },
+             1, one_int);
+    h = one(WMPI_COMBINER_CONTIGUOUS, 1, (int[]){ 2 }, 0, NULL, &wmpi_dt_int);
+    rejected(WMPI_COMBINER_STRUCT, 2, (int[]){ 1, 1 }, 1,
+             (int64_t[]){ INT64_MAX - 4 }, 1, &h);
+    big = resized(&wmpi_dt_int, 0, (int64_t)1 << 62);
+    rejected(WMPI_COMBINER_CONTIGUOUS, 1, (int[]){ 3 }, 0, NULL, 1, &big);
+    assert_true(wmpi_datatype_fits(big, 2));
+    assert_false(wmpi_datatype_fits(big, 3));
+    assert_int_equal(wmpi_datatype_pack(big, 3, packed, packed), WEFT_EINVAL);
+    assert_int_equal(wmpi_datatype_unpack(big, 3, packed, packed), WEFT_EINVAL);
+    wmpi_datatype_release(big);
+    wmpi_datatype_release(h);
+}
+
 static void bad_arguments(void **state)
 {
     wmpi_type_args a = { WMPI_COMBINER_VECTOR, 3, 0, 1, (int[]){ -1, 1, 1 },
@@ -323,10 +444,6 @@ static void bad_arguments(void **state)
                           (int[]){ 1, 4, 2, 3, WMPI_ORDER_C }, NULL,
                           (wmpi_datatype *[]){ &wmpi_dt_int } };
     assert_int_equal(wmpi_datatype_create(&a, &t), WEFT_EINVAL);
-    a = (wmpi_type_args){ WMPI_COMBINER_RESIZED, 0, 2, 1, NULL,
-                          (int64_t[]){ 0, -4 },
-                          (wmpi_datatype *[]){ &wmpi_dt_int } };
-    assert_int_equal(wmpi_datatype_create(&a, &t), WEFT_EINVAL);
     assert_int_equal(wmpi_datatype_pack(&wmpi_dt_int, -1, NULL, NULL), WEFT_EINVAL);
 }
 
@@ -340,6 +457,9 @@ int main(void)
         cmocka_unit_test(struct_with_gaps),
         cmocka_unit_test(pair_types_travel_packed),
         cmocka_unit_test(bounds_match_open_mpi),
+        cmocka_unit_test(negative_extent),
+        cmocka_unit_test(zero_blocks_far_away),
+        cmocka_unit_test(overflow_is_refused),
         cmocka_unit_test(bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

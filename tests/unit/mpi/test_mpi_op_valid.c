@@ -81,7 +81,7 @@ static void the_matrix_follows_the_standard(void **state)
             int ok = allowed(op, types[t].cat);
             int applies = ok || op == MPI_REPLACE || op == MPI_NO_OP;
 
-            assert_true(types[t].dt->extent * 4 <= sizeof in);
+            assert_true((size_t)types[t].dt->extent * 4 <= sizeof in);
             memset(in, 1, sizeof in);
             memset(io, 2, sizeof io);
             memcpy(old, io, sizeof io);
