@@ -218,6 +218,28 @@ int wmpi_datatype_fits(const wmpi_datatype *dt, int64_t count)
     return count == 0 || !__builtin_mul_overflow(count - 1, dt->extent, &off);
 }
 
+int wmpi_datatype_span(const wmpi_datatype *dt, int64_t count, int64_t *lo,
+                       int64_t *hi)
+{
+    wmpi_bounds b;
+    int64_t last;
+
+    *lo = *hi = 0;
+    if (!wmpi_datatype_fits(dt, count))
+        return WEFT_EINVAL;
+    if (count == 0 || dt->size == 0)
+        return 0;
+    wmpi_datatype_bounds(dt, &b);
+    last = (count - 1) * b.extent; /* fits: checked above */
+    if (__builtin_add_overflow(last < 0 ? last : 0, b.true_lb, lo) ||
+        __builtin_add_overflow(last > 0 ? last : 0, b.true_lb + b.true_extent,
+                               hi)) {
+        *lo = *hi = 0;
+        return WEFT_EINVAL;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------ statuses */
 
 int64_t wmpi_datatype_count(const wmpi_datatype *dt, int64_t bytes)

@@ -108,6 +108,14 @@ void wmpi_datatype_bounds(const wmpi_datatype *dt, wmpi_bounds *b);
  * 0 for a count no buffer can hold (a type spanning nearly 2^63 bytes). */
 int wmpi_datatype_fits(const wmpi_datatype *dt, int64_t count);
 
+/* The bytes [*lo, *hi), relative to the buffer, that the data of `count`
+ * elements of dt occupies: element i starts at i * extent, below the
+ * first if the extent is negative, so a scratch buffer for them needs
+ * hi - lo bytes and the elements start -lo bytes into it. [0, 0) if they
+ * hold no data. Errors: WEFT_EINVAL (count < 0, a bound leaves int64_t). */
+int wmpi_datatype_span(const wmpi_datatype *dt, int64_t count, int64_t *lo,
+                       int64_t *hi);
+
 /* 1 if dt may be used in communication (predefined, or committed). */
 int wmpi_datatype_committed(const wmpi_datatype *dt);
 

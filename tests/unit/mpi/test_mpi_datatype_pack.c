@@ -350,6 +350,19 @@ static void negative_extent(void **state)
     expect_bounds(v, 16, -16, 12, -16, 20);
     round_trip_ints(v, 1, 20, (int[]){ 20, 19, 17, 16 }, 4);
 
+    {   /* the bytes 5 reversed ints touch: from 4 ints below the first */
+        int64_t lo, hi;
+
+        assert_int_equal(wmpi_datatype_span(rev, 5, &lo, &hi), 0);
+        assert_true(lo == -16 && hi == 4);
+        assert_int_equal(wmpi_datatype_span(v, 2, &lo, &hi), 0);
+        assert_true(lo == -16 && hi == 16); /* second element 12 bytes up */
+        assert_int_equal(wmpi_datatype_span(&wmpi_dt_int, 3, &lo, &hi), 0);
+        assert_true(lo == 0 && hi == 12);
+        assert_int_equal(wmpi_datatype_span(rev, 0, &lo, &hi), 0);
+        assert_true(lo == 0 && hi == 0);
+    }
+
     /* a negative stride of a positive extent: ints 0, -2, -4 */
     h = one(WMPI_COMBINER_HVECTOR, 2, (int[]){ 3, 1 }, 1, (int64_t[]){ -8 },
             &wmpi_dt_int);
@@ -405,6 +418,7 @@ static void overflow_is_refused(void **state)
 {
     wmpi_datatype *h, *big, *one_int[] = { &wmpi_dt_int };
     int packed[4];
+    int64_t lo, hi;
 
     (void)state;
     rejected(WMPI_COMBINER_HINDEXED, 2, (int[]){ 1, 1 }, 1,
@@ -422,6 +436,7 @@ static void overflow_is_refused(void **state)
     rejected(WMPI_COMBINER_CONTIGUOUS, 1, (int[]){ 3 }, 0, NULL, 1, &big);
     assert_true(wmpi_datatype_fits(big, 2));
     assert_false(wmpi_datatype_fits(big, 3));
+    assert_int_equal(wmpi_datatype_span(big, 3, &lo, &hi), WEFT_EINVAL);
     assert_int_equal(wmpi_datatype_pack(big, 3, packed, packed), WEFT_EINVAL);
     assert_int_equal(wmpi_datatype_unpack(big, 3, packed, packed), WEFT_EINVAL);
     wmpi_datatype_release(big);
