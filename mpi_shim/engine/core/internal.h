@@ -189,6 +189,9 @@ int wmpi_route_pollfd(void);
 /* The transports' sleeping ops (transport.h); 1 if one has work. Called
  * without the engine lock. Never blocks. */
 int wmpi_route_sleeping(int asleep);
+/* The shared-memory transport, for its collective slots (shm_slots.h);
+ * NULL if this rank has none. Never blocks. */
+wmpi_transport *wmpi_route_shm(void);
 /* "shm", "tcp" or "self": which transport carries frames to world rank
  * `peer` (for error messages). Never blocks. */
 const char *wmpi_route_name(int peer);
@@ -289,27 +292,44 @@ extern wmpi_datatype wmpi_dt_byte;
 
 /* ---------------------------------------------------- objects/ctx.c */
 
-/* The context id pairs one rank can hand out, and its bitmap's words. */
+/* The context id pairs one rank can hand out, and its bitmap's words. The
+ * first WMPI_CTX_EAGER_WORDS words are the eager segment (an allocation's
+ * first round), the rest the main one (its later rounds). */
 #define WMPI_CTX_NPAIRS 2048
 #define WMPI_CTX_NWORDS (WMPI_CTX_NPAIRS / 64)
+#define WMPI_CTX_EAGER_WORDS 4
 
-/* An allocation waiting to vote; `key` orders them (lowest holds). */
+/* Bits of a vote's flag word (word WMPI_CTX_NWORDS): the segments the
+ * voter offers. ANDed over the members, they say which segments every
+ * member offered. */
+enum { WMPI_CTX_HOLD_EAGER = 1, WMPI_CTX_HOLD_MAIN = 2 };
+
+/* One allocation on this rank, on its caller's stack. `key` orders the
+ * allocations past their first round (lowest may hold the main segment).
+ * Private to objects/ctx.c but `key`. */
 typedef struct wmpi_ctx_pending {
     struct wmpi_ctx_pending *next;
     uint64_t key;
+    int rounds;      /* rounds settled so far */
+    unsigned held;   /* WMPI_CTX_HOLD_* this round holds */
+    int listed;      /* in the pending list */
 } wmpi_ctx_pending;
 
-/* Enter me into, or take it out of, the pending allocations. */
-void wmpi_ctx_pending_add(wmpi_ctx_pending *me);
-void wmpi_ctx_pending_remove(wmpi_ctx_pending *me);
-/* Fill this rank's vote v (WMPI_CTX_NWORDS + 1 words): the bitmap and an
- * all-ones "holding" word if me may hold the bitmap now, else zeros.
- * Returns 1 if it holds it. */
-int wmpi_ctx_vote(const wmpi_ctx_pending *me, uint64_t *v);
+/* Fill this rank's vote v (WMPI_CTX_NWORDS + 1 words) for me's next
+ * round: the free pairs of the segments me may hold now, zeros elsewhere,
+ * and the flag word. A first round may hold the eager segment if no other
+ * round holds it; a later round the main segment (and the eager one, if
+ * free) if no other round holds it and no listed allocation has a lower
+ * key. */
+void wmpi_ctx_vote(wmpi_ctx_pending *me, uint64_t *v);
 /* After a vote with the members' AND in result: take the agreed npairs
- * if it succeeded, and give up holding. Returns the first pair, -1 to
- * vote again, or -ENOSPC. */
-int wmpi_ctx_settle(int mine, const uint64_t *result, int npairs);
+ * if the result has them, and give up what me held. Returns the first
+ * pair, -1 to vote again (a first round then lists me), or -ENOSPC (every
+ * member offered both segments, no run of npairs free on all); but for -1,
+ * me leaves the list. */
+int wmpi_ctx_settle(wmpi_ctx_pending *me, const uint64_t *result, int npairs);
+/* Take me out of the pending list (if it is in). */
+void wmpi_ctx_pending_remove(wmpi_ctx_pending *me);
 
 /* ------------------------------------------------------------- fatal.c */
 

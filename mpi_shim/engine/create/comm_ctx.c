@@ -1,24 +1,25 @@
 /* Context ids, the vote: how the members of a new communicator agree on a
  * pair of ids (ctx for point-to-point, ctx + 1 for collectives) that none
- * of them uses. Each rank's table of free pairs: engine/objects/ctx.c.
+ * of them uses. Each rank's table of free pairs, and which allocation may
+ * offer which part of it: engine/objects/ctx.c.
  *
  * Design (MPICH's mask algorithm): each rank keeps a bitmap of the id
  * pairs it has free (pair p is contexts WMPI_CTX_FIRST + 2p and + 1). The
- * members vote with an allreduce (bitwise AND) of their bitmaps over the
- * parent communicator and all take the lowest pair (or run of `npairs`
- * pairs) free everywhere. Disjoint communicators made by one split get the
- * same id; that is fine, as no rank belongs to two of them.
+ * members vote in rounds: an allreduce (bitwise AND) of their bitmaps over
+ * the parent communicator, after which all take the lowest pair (or run of
+ * `npairs` pairs) free everywhere. Disjoint communicators made by one
+ * split get the same id; that is fine, as no rank belongs to two of them.
  *
  * Threads (MPI_THREAD_MULTIPLE): two allocations running at once on one
- * rank (over different parents) must not both take the same free id. So
- * one allocation at a time on a rank "holds" the bitmap; the others vote
- * all-zero plus "not holding", the vote fails on every member alike (the
- * holding flag is ANDed too), and they retry. Who may hold: only the
- * pending allocation whose parent has the lowest priority key (its
- * context id, then create_group's tag) — the same order on every rank,
- * so the allocation with the globally lowest key wins on all its members
- * within a couple of rounds and nobody starves. A single thread
- * allocating never retries.
+ * rank (over different parents) must not both take the same free id, so
+ * a round offers only the part of the bitmap no other round on the rank
+ * offers, and zeros elsewhere; the members all see the same AND and fail
+ * or succeed alike. objects/ctx.c says who may offer what, and why no
+ * round ever waits for a member that is busy elsewhere. A round that
+ * fails gives the scheduler a turn (weft_thread_yield) and votes again;
+ * over a parent of several ranks each round's messages park the caller
+ * until every member has voted, so retries go at the pace of the slowest
+ * member. A single thread allocating takes one round.
  *
  * Ids are released when the communicator object is destroyed (its last
  * reference), not at MPI_Comm_free, so an id is never reused while a
@@ -94,14 +95,14 @@ static int and_by_messages(wmpi_comm *c, uint64_t *v, uint64_t *r, int n, int ta
 
 /* One round: vote, AND over the members (and the bridge), settle. The
  * word after the vote tells the members the bridge failed at the root. */
-static int round_once(wmpi_comm *c, const wmpi_ctx_pending *me,
-                      const voting *how, int *pair)
+static int round_once(wmpi_comm *c, wmpi_ctx_pending *me, const voting *how,
+                      int *pair)
 {
     const wmpi_ctx_bridge *bridge = how->bridge;
     uint64_t v[NWORDS + 2], r[NWORDS + 2];
-    int mine = wmpi_ctx_vote(me, v);
     int err;
 
+    wmpi_ctx_vote(me, v);
     v[NWORDS + 1] = 0;
     if (how->tag >= 0)
         err = and_by_messages(c, v, r, NWORDS + 2, how->tag);
@@ -116,17 +117,16 @@ static int round_once(wmpi_comm *c, const wmpi_ctx_pending *me,
     }
     if (err)
         memset(r, 0, sizeof r);
-    *pair = wmpi_ctx_settle(mine, r, how->npairs);
+    *pair = wmpi_ctx_settle(me, r, how->npairs);
     return err;
 }
 
 static int alloc_with(wmpi_comm *c, const voting *how, uint64_t key,
                       uint32_t *ctx)
 {
-    wmpi_ctx_pending me = { NULL, key };
+    wmpi_ctx_pending me = { .key = key };
     int pair = -1, err = 0;
 
-    wmpi_ctx_pending_add(&me);
     while (!err && pair == -1) {
         err = round_once(c, &me, how, &pair);
         if (!err && pair == -1)
@@ -153,5 +153,6 @@ int wmpi_ctx_alloc_tagged(wmpi_comm *c, int tag, uint32_t *ctx)
 {
     voting how = { 1, NULL, tag };
 
-    return alloc_with(c, &how, ((uint64_t)c->ctx << 32) | (uint32_t)tag, ctx);
+    /* tag + 1: apart from a dup of c, whose key is c's context alone */
+    return alloc_with(c, &how, ((uint64_t)c->ctx << 32) | ((uint32_t)tag + 1u), ctx);
 }

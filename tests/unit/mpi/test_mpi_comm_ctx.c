@@ -63,6 +63,65 @@ static void ids_run_out_and_come_back(void **state)
     wmpi_ctx_free(got[0], 1);
 }
 
+/* A first round that holds the eager segment and never ends (its parent's
+ * other members are busy elsewhere) blocks nobody: another allocation's
+ * first round offers nothing and fails, and its next round, listed, takes
+ * an id from the main segment. On a one-rank parent a vote is its own
+ * result. */
+static void stuck_first_round_blocks_nobody(void **state)
+{
+    wmpi_ctx_pending stuck = { .key = 10 }, other = { .key = 20 };
+    uint64_t v[WMPI_CTX_NWORDS + 1], w[WMPI_CTX_NWORDS + 1];
+    int eager_pairs = WMPI_CTX_EAGER_WORDS * 64, p, q;
+
+    (void)state;
+    wmpi_ctx_vote(&stuck, v);
+    assert_int_equal(v[WMPI_CTX_NWORDS], WMPI_CTX_HOLD_EAGER);
+    wmpi_ctx_vote(&other, w);
+    assert_int_equal(w[WMPI_CTX_NWORDS], 0);
+    assert_int_equal(wmpi_ctx_settle(&other, w, 1), -1);
+    wmpi_ctx_vote(&other, w);
+    assert_int_equal(w[WMPI_CTX_NWORDS], WMPI_CTX_HOLD_MAIN);
+    p = wmpi_ctx_settle(&other, w, 1);
+    assert_true(p >= eager_pairs);
+    q = wmpi_ctx_settle(&stuck, v, 1);
+    assert_true(q >= 0 && q < eager_pairs);
+    wmpi_ctx_free(WMPI_CTX_FIRST + 2u * (uint32_t)p, 1);
+    wmpi_ctx_free(WMPI_CTX_FIRST + 2u * (uint32_t)q, 1);
+}
+
+/* Of the listed allocations, only the lowest key may offer the main
+ * segment; when it is done, the next may. */
+static void lowest_listed_key_holds(void **state)
+{
+    wmpi_ctx_pending hold = { .key = 1 }, lo = { .key = 5 }, hi = { .key = 7 };
+    uint64_t h[WMPI_CTX_NWORDS + 1], v[WMPI_CTX_NWORDS + 1];
+    int p;
+
+    (void)state;
+    wmpi_ctx_vote(&hold, h); /* keeps the eager segment from lo and hi */
+    wmpi_ctx_vote(&hi, v);
+    assert_int_equal(wmpi_ctx_settle(&hi, v, 1), -1);
+    wmpi_ctx_vote(&lo, v);
+    assert_int_equal(wmpi_ctx_settle(&lo, v, 1), -1);
+    wmpi_ctx_vote(&hi, v);
+    assert_int_equal(v[WMPI_CTX_NWORDS], 0);
+    assert_int_equal(wmpi_ctx_settle(&hi, v, 1), -1);
+    wmpi_ctx_vote(&lo, v);
+    assert_int_equal(v[WMPI_CTX_NWORDS], WMPI_CTX_HOLD_MAIN);
+    p = wmpi_ctx_settle(&lo, v, 1);
+    assert_true(p >= 0);
+    wmpi_ctx_free(WMPI_CTX_FIRST + 2u * (uint32_t)p, 1);
+    wmpi_ctx_vote(&hi, v);
+    assert_int_equal(v[WMPI_CTX_NWORDS], WMPI_CTX_HOLD_MAIN);
+    p = wmpi_ctx_settle(&hi, v, 1);
+    assert_true(p >= 0);
+    wmpi_ctx_free(WMPI_CTX_FIRST + 2u * (uint32_t)p, 1);
+    p = wmpi_ctx_settle(&hold, h, 1);
+    assert_true(p >= 0 && p < WMPI_CTX_EAGER_WORDS * 64);
+    wmpi_ctx_free(WMPI_CTX_FIRST + 2u * (uint32_t)p, 1);
+}
+
 static void cart_arithmetic(void **state)
 {
     int dims[3] = { 2, 3, 4 }, periods[3] = { 0, 1, 0 };
@@ -173,6 +232,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ids_are_lowest_free_and_reused),
         cmocka_unit_test(ids_run_out_and_come_back),
+        cmocka_unit_test(stuck_first_round_blocks_nobody),
+        cmocka_unit_test(lowest_listed_key_holds),
         cmocka_unit_test(cart_arithmetic),
         cmocka_unit_test(attributes),
     };
