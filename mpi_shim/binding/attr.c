@@ -87,7 +87,7 @@ WMPI_ALIAS(Keyval_free)
 static int attr_set(MPI_Comm comm, int keyval, void *val, const char *fn)
 {
     WMPI_NEED_INIT(fn);
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, fn);
     return attr_return(comm, wmpi_attr_set(comm, keyval, val), fn);
 }
@@ -108,7 +108,7 @@ static int attr_get(MPI_Comm comm, int keyval, void *val, int *flag,
                     const char *fn)
 {
     WMPI_NEED_INIT(fn);
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, fn);
     if (!val || !flag)
         return wbind_fail(comm, MPI_ERR_ARG, fn);
@@ -133,7 +133,7 @@ WMPI_ALIAS(Attr_get)
 static int attr_delete(MPI_Comm comm, int keyval, const char *fn)
 {
     WMPI_NEED_INIT(fn);
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, fn);
     return attr_return(comm, wmpi_attr_delete(comm, keyval), fn);
 }

@@ -105,6 +105,11 @@ int wbind_finish_some(int n, MPI_Request reqs[], int *outcount, int indices[],
 int wbind_finish_any(int n, MPI_Request reqs[], int *index, MPI_Status *status,
                     const char *fn);
 int wbind_count_live(int n, MPI_Request reqs[]);
+/* 1 if a handle of reqs[0..n-1] other than MPI_REQUEST_NULL is not a
+ * request the engine made and still holds (zeroed or freed memory, a
+ * small integer): the caller fails with MPI_ERR_REQUEST instead of
+ * waiting on it forever. */
+int wbind_bad_requests(int n, const MPI_Request reqs[]);
 
 /* The communicator whose handler reports errors of request `r`. */
 MPI_Comm wbind_request_comm(MPI_Request r);

@@ -36,7 +36,7 @@ static int bad_rank(int peer, const wmpi_comm *c, int recv)
 int wbind_check_p2p(const void *buf, int count, MPI_Datatype dt, int peer,
                    int tag, MPI_Comm comm, int recv)
 {
-    if (!comm)
+    if (!wmpi_comm_is_live(comm)) /* NULL, (MPI_Comm)1, freed */
         return MPI_ERR_COMM;
     if (count < 0)
         return MPI_ERR_COUNT;

@@ -22,20 +22,22 @@
 int PMPI_Barrier(MPI_Comm comm)
 {
     wmpi_coll_args a = { 0 };
+    int cls;
 
     WMPI_NEED_INIT("MPI_Barrier");
-    return wbind_coll_go(comm, comm ? 0 : MPI_ERR_COMM, WMPI_COLL_BARRIER, &a, 0,
-                        NULL, "MPI_Barrier");
+    cls = wmpi_comm_is_live(comm) ? 0 : MPI_ERR_COMM;
+    return wbind_coll_go(comm, cls, WMPI_COLL_BARRIER, &a, 0, NULL, "MPI_Barrier");
 }
 WMPI_ALIAS(Barrier)
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     wmpi_coll_args a = { 0 };
+    int cls;
 
     WMPI_NEED_INIT("MPI_Ibarrier");
-    return wbind_coll_go(comm, comm ? 0 : MPI_ERR_COMM, WMPI_COLL_BARRIER, &a, 1,
-                        request, "MPI_Ibarrier");
+    cls = wmpi_comm_is_live(comm) ? 0 : MPI_ERR_COMM;
+    return wbind_coll_go(comm, cls, WMPI_COLL_BARRIER, &a, 1, request, "MPI_Ibarrier");
 }
 WMPI_ALIAS(Ibarrier)
 
@@ -46,7 +48,7 @@ static int prep_bcast(wmpi_coll_args *a, void *buf, int count, MPI_Datatype dt,
 {
     int cls;
 
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return MPI_ERR_COMM;
     cls = wbind_check_coll_buf(buf, count, dt);
     if (!cls && buf == MPI_IN_PLACE)
@@ -87,7 +89,7 @@ static int prep_reduce(wmpi_coll_args *a, const void *sbuf, void *rbuf, int coun
 {
     int cls, at_root;
 
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return MPI_ERR_COMM;
     cls = wbind_check_root(root, comm);
     at_root = comm->rank == root;
@@ -139,7 +141,7 @@ static int check_rooted(const void *mine, int mcount, MPI_Datatype mdt,
 {
     int cls, at_root;
 
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return MPI_ERR_COMM;
     cls = wbind_check_root(root, comm);
     if (cls)
@@ -165,7 +167,7 @@ static int prep_gather(wmpi_coll_args *a, const void *sbuf, int scount,
         a->scount = scount;
         a->sdt = sdt;
     }
-    if (comm && comm->rank == root) {
+    if (wmpi_comm_is_live(comm) && comm->rank == root) {
         a->rbuf = rbuf;
         a->rcount = rcount;
         a->rcounts = rcounts;
@@ -243,7 +245,7 @@ static int prep_scatter(wmpi_coll_args *a, const void *sbuf, int scount,
         a->rcount = rcount;
         a->rdt = rdt;
     }
-    if (comm && comm->rank == root) {
+    if (wmpi_comm_is_live(comm) && comm->rank == root) {
         a->sbuf = sbuf;
         a->scount = scount;
         a->scounts = scounts;

@@ -26,7 +26,7 @@ static int prep_red(wmpi_coll_args *a, int kind, const void *sbuf, void *rbuf, i
 
     *a = (wmpi_coll_args){ .sbuf = sbuf, .rbuf = rbuf, .count = count, .dt = dt,
                            .op = op };
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return MPI_ERR_COMM;
     if (rbuf == MPI_IN_PLACE)
         return MPI_ERR_ARG;
@@ -110,7 +110,7 @@ static int prep_rs(wmpi_coll_args *a, const void *sbuf, void *rbuf, int count,
 
     *a = (wmpi_coll_args){ .sbuf = sbuf, .rbuf = rbuf, .count = count, .dt = dt,
                            .op = op, .rcounts = counts };
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return MPI_ERR_COMM;
     if (rbuf == MPI_IN_PLACE)
         return MPI_ERR_ARG;
@@ -206,7 +206,7 @@ static int prep_allgather(wmpi_coll_args *a, const void *sbuf, int scount,
 
     *a = (wmpi_coll_args){ .rbuf = rbuf, .rcount = rcount, .rdt = rdt,
                            .rcounts = rcounts, .rdispls = displs };
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return MPI_ERR_COMM;
     cls = prep_send(a, sbuf, scount, sdt);
     return cls ? cls
@@ -311,7 +311,7 @@ static int prep_alltoallv(wmpi_coll_args *a, const void *sbuf, const int *scount
 
     *a = (wmpi_coll_args){ .sbuf = sbuf, .rbuf = rbuf, .rcounts = rcounts,
                            .rdispls = rdispls, .rdt = rdt };
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return MPI_ERR_COMM;
     if (sbuf != MPI_IN_PLACE) {
         a->scounts = scounts;
@@ -379,7 +379,7 @@ static int prep_alltoallw(wmpi_coll_args *a, const void *sbuf, const int *scount
 
     *a = (wmpi_coll_args){ .sbuf = sbuf, .rbuf = rbuf, .rcounts = rcounts,
                            .rdispls = rdispls, .rdts = rdts };
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return MPI_ERR_COMM;
     if (sbuf != MPI_IN_PLACE) {
         a->scounts = scounts;

@@ -85,7 +85,7 @@ int wbind_coll_go(MPI_Comm comm, int cls, int kind, const wmpi_coll_args *a,
 {
     if (nonblocking && req)
         *req = MPI_REQUEST_NULL;
-    if (comm && comm->remote_size > 0) /* intercommunicator collectives */
+    if (!cls && comm->remote_size > 0) /* intercommunicator collectives */
         cls = MPI_ERR_UNSUPPORTED_OPERATION;
     if (cls)
         return wbind_fail(comm, cls, fn);

@@ -32,7 +32,7 @@ _Static_assert(MPI_MAX_OBJECT_NAME == WMPI_NAME_MAX, "MPI_MAX_OBJECT_NAME");
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     WMPI_NEED_INIT("MPI_Comm_rank");
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_rank");
     if (!rank)
         return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_rank");
@@ -44,7 +44,7 @@ WMPI_ALIAS(Comm_rank)
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     WMPI_NEED_INIT("MPI_Comm_size");
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_size");
     if (!size)
         return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_size");
@@ -56,7 +56,7 @@ WMPI_ALIAS(Comm_size)
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     WMPI_NEED_INIT("MPI_Comm_compare");
-    if (!comm1 || !comm2)
+    if (!wmpi_comm_is_live(comm1) || !wmpi_comm_is_live(comm2))
         return wbind_fail(comm1, MPI_ERR_COMM, "MPI_Comm_compare");
     if (!result)
         return wbind_fail(comm1, MPI_ERR_ARG, "MPI_Comm_compare");
@@ -68,7 +68,7 @@ WMPI_ALIAS(Comm_compare)
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     WMPI_NEED_INIT("MPI_Comm_test_inter");
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_test_inter");
     if (!flag)
         return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_test_inter");
@@ -80,7 +80,7 @@ WMPI_ALIAS(Comm_test_inter)
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
     WMPI_NEED_INIT("MPI_Comm_remote_size");
-    if (!comm || !comm->remote)
+    if (!wmpi_comm_is_live(comm) || !comm->remote)
         return wbind_fail(comm, MPI_ERR_COMM, "MPI_Comm_remote_size");
     if (!size)
         return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_remote_size");
@@ -102,7 +102,7 @@ static int group_out(MPI_Comm comm, wmpi_group *g, MPI_Group *group,
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     WMPI_NEED_INIT("MPI_Comm_group");
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_group");
     return group_out(comm, comm->group, group, "MPI_Comm_group");
 }
@@ -111,7 +111,7 @@ WMPI_ALIAS(Comm_group)
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
     WMPI_NEED_INIT("MPI_Comm_remote_group");
-    if (!comm || !comm->remote)
+    if (!wmpi_comm_is_live(comm) || !comm->remote)
         return wbind_fail(comm, MPI_ERR_COMM, "MPI_Comm_remote_group");
     return group_out(comm, comm->remote, group, "MPI_Comm_remote_group");
 }
@@ -120,7 +120,7 @@ WMPI_ALIAS(Comm_remote_group)
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     WMPI_NEED_INIT("MPI_Comm_set_name");
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_set_name");
     if (!comm_name)
         return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_set_name");
@@ -132,7 +132,7 @@ WMPI_ALIAS(Comm_set_name)
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     WMPI_NEED_INIT("MPI_Comm_get_name");
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_get_name");
     if (!comm_name || !resultlen)
         return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_get_name");
@@ -157,7 +157,7 @@ static int made(MPI_Comm comm, int err, wmpi_comm *const *nc, MPI_Comm *newcomm,
 /* The checks every constructor makes: 0 or the class. */
 static int check_new(MPI_Comm comm, const MPI_Comm *newcomm, int intra_only)
 {
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return MPI_ERR_COMM;
     if (!newcomm)
         return MPI_ERR_ARG;
@@ -270,7 +270,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     int err;
 
     WMPI_NEED_INIT("MPI_Comm_free");
-    if (!comm || !*comm)
+    if (!comm || !wmpi_comm_is_live(*comm))
         return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_free");
     c = *comm;
     if (c->predefined)

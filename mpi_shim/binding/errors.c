@@ -170,7 +170,9 @@ int wbind_error_class(int err)
  * communicator use MPI_COMM_WORLD's. */
 static MPI_Errhandler handler_of(MPI_Comm comm)
 {
-    MPI_Errhandler h = (MPI_Errhandler)(comm ? comm : MPI_COMM_WORLD)->errh;
+    /* an erroneous handle has no handler to read: MPI_COMM_WORLD's serves */
+    MPI_Errhandler h = (MPI_Errhandler)(wmpi_comm_is_live(comm) ? comm
+                                                             : MPI_COMM_WORLD)->errh;
 
     return h ? h : MPI_ERRORS_ARE_FATAL;
 }
@@ -198,7 +200,7 @@ static int handle(MPI_Comm comm, int cls, const char *fn, const char *detail)
     if (h->kind == WMPI_ERRH_FATAL)
         die(cls, fn, detail);
     if (h->kind == WMPI_ERRH_USER && h->fn) {
-        MPI_Comm c = comm ? comm : MPI_COMM_WORLD;
+        MPI_Comm c = wmpi_comm_is_live(comm) ? comm : MPI_COMM_WORLD;
         int code = cls;
         h->fn(&c, &code, fn);
     }
@@ -280,7 +282,7 @@ static int comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler,
                                const char *fn)
 {
     WMPI_NEED_INIT(fn);
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, fn);
     if (!errhandler)
         return wbind_fail(comm, MPI_ERR_ARG, fn);
@@ -304,7 +306,7 @@ static int comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler,
                                const char *fn)
 {
     WMPI_NEED_INIT(fn);
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, fn);
     if (!errhandler)
         return wbind_fail(comm, MPI_ERR_ARG, fn);
@@ -358,7 +360,7 @@ WMPI_ALIAS(Errhandler_create)
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     WMPI_NEED_INIT("MPI_Comm_call_errhandler");
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_call_errhandler");
     handle(comm, errorcode, "MPI_Comm_call_errhandler", NULL);
     return MPI_SUCCESS;

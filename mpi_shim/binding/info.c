@@ -183,7 +183,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     int err;
 
     WMPI_NEED_INIT("MPI_Comm_set_info");
-    if (comm == MPI_COMM_NULL)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_set_info");
     if (info == MPI_INFO_NULL)
         return wbind_fail(comm, MPI_ERR_INFO, "MPI_Comm_set_info");
@@ -204,7 +204,7 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
     int err;
 
     WMPI_NEED_INIT("MPI_Comm_get_info");
-    if (comm == MPI_COMM_NULL)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_get_info");
     if (!info_used)
         return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_get_info");

@@ -15,7 +15,7 @@
 static int check_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                         int remote_leader, int tag, const MPI_Comm *newcomm)
 {
-    if (!local_comm || local_comm->remote)
+    if (!wmpi_comm_is_live(local_comm) || local_comm->remote)
         return MPI_ERR_COMM;
     if (!newcomm)
         return MPI_ERR_ARG;
@@ -25,7 +25,7 @@ static int check_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_com
         return MPI_ERR_TAG;
     if (local_comm->rank != local_leader)
         return MPI_SUCCESS;
-    if (!peer_comm || peer_comm->remote)
+    if (!wmpi_comm_is_live(peer_comm) || peer_comm->remote)
         return MPI_ERR_COMM;
     if (remote_leader < 0 || remote_leader >= peer_comm->size ||
         remote_leader == peer_comm->rank)
@@ -61,7 +61,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     int err;
 
     WMPI_NEED_INIT("MPI_Intercomm_merge");
-    if (!intercomm || !intercomm->remote)
+    if (!wmpi_comm_is_live(intercomm) || !intercomm->remote)
         return wbind_fail(intercomm, MPI_ERR_COMM, "MPI_Intercomm_merge");
     if (!newintracomm)
         return wbind_fail(intercomm, MPI_ERR_ARG, "MPI_Intercomm_merge");

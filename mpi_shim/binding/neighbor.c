@@ -24,7 +24,7 @@
 /* 0 or the class for comm; *nin, *nout its neighbour counts. */
 static int check_comm(MPI_Comm comm, int *nin, int *nout)
 {
-    if (!comm || comm->remote)
+    if (!wmpi_comm_is_live(comm) || comm->remote)
         return MPI_ERR_COMM;
     if (!comm->topo)
         return MPI_ERR_TOPOLOGY;

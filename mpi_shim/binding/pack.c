@@ -25,7 +25,7 @@ static int check(int count, MPI_Datatype dt, const void *typed,
                  const void *packed, int size, const int *position,
                  MPI_Comm comm, int64_t *bytes)
 {
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return MPI_ERR_COMM;
     if (count < 0)
         return MPI_ERR_COUNT;
@@ -83,7 +83,7 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
     int64_t bytes;
 
     WMPI_NEED_INIT("MPI_Pack_size");
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(comm, MPI_ERR_COMM, "MPI_Pack_size");
     if (incount < 0)
         return wbind_fail(comm, MPI_ERR_COUNT, "MPI_Pack_size");

@@ -75,7 +75,9 @@ WMPI_ALIAS(Recv_init)
 
 static int start(MPI_Request r, const char *fn)
 {
-    if (!r || !r->persistent || r->active)
+    if (!r || wbind_bad_requests(1, &r))
+        return wbind_fail(NULL, MPI_ERR_REQUEST, fn);
+    if (!r->persistent || r->active)
         return wbind_fail(wbind_request_comm(r), MPI_ERR_REQUEST, fn);
     return wbind_return(r->comm, wmpi_start(r), fn);
 }

@@ -17,7 +17,7 @@
 int PMPI_Request_free(MPI_Request *request)
 {
     WMPI_NEED_INIT("MPI_Request_free");
-    if (!request || !*request)
+    if (!request || !*request || wbind_bad_requests(1, request))
         return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Request_free");
     wmpi_request_free(*request);
     *request = MPI_REQUEST_NULL;
@@ -28,7 +28,7 @@ WMPI_ALIAS(Request_free)
 int PMPI_Cancel(MPI_Request *request)
 {
     WMPI_NEED_INIT("MPI_Cancel");
-    if (!request || !*request)
+    if (!request || !*request || wbind_bad_requests(1, request))
         return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Cancel");
     if (wmpi_request_live(*request))
         wmpi_cancel(*request);

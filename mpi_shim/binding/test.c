@@ -22,6 +22,8 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     WMPI_NEED_INIT("MPI_Test");
     if (!request || !flag)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Test");
+    if (wbind_bad_requests(1, request))
+        return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Test");
     *flag = 1;
     if (!wmpi_request_live(*request)) {
         wbind_status_empty(status, 0);
@@ -46,6 +48,8 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
     WMPI_NEED_INIT("MPI_Testall");
     if (count < 0 || (count > 0 && !array_of_requests) || !flag)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Testall");
+    if (wbind_bad_requests(count, array_of_requests))
+        return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Testall");
     wmpi_progress_poke();
     for (int i = 0; i < count; i++) {
         if (wmpi_request_live(array_of_requests[i]) &&
@@ -66,6 +70,8 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index,
     WMPI_NEED_INIT("MPI_Testany");
     if (count < 0 || (count > 0 && !array_of_requests) || !index || !flag)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Testany");
+    if (wbind_bad_requests(count, array_of_requests))
+        return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Testany");
     *index = MPI_UNDEFINED;
     *flag = 1;
     if (!wbind_count_live(count, array_of_requests)) {
@@ -94,6 +100,8 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
     if (incount < 0 || (incount > 0 && (!array_of_requests || !array_of_indices)) ||
         !outcount)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Testsome");
+    if (wbind_bad_requests(incount, array_of_requests))
+        return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Testsome");
     if (!wbind_count_live(incount, array_of_requests)) {
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
@@ -114,6 +122,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     WMPI_NEED_INIT("MPI_Request_get_status");
     if (!flag)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Request_get_status");
+    if (wbind_bad_requests(1, &request))
+        return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Request_get_status");
     *flag = 1;
     if (!wmpi_request_live(request)) {
         wbind_status_empty(status, 0);

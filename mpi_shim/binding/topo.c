@@ -50,7 +50,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[],
 
     (void)reorder; /* a hint: ranks keep their order */
     WMPI_NEED_INIT("MPI_Cart_create");
-    if (!comm_old)
+    if (!wmpi_comm_is_live(comm_old))
         return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Cart_create");
     if (comm_old->remote)
         return wbind_fail(comm_old, MPI_ERR_COMM, "MPI_Cart_create");
@@ -69,7 +69,7 @@ WMPI_ALIAS(Cart_create)
 /* 0 or the class for a call that needs a Cartesian communicator. */
 static int check_cart(MPI_Comm comm)
 {
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return MPI_ERR_COMM;
     if (!comm->topo || comm->topo->kind != WMPI_TOPO_CART)
         return MPI_ERR_TOPOLOGY;
@@ -185,7 +185,7 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
     int cls;
 
     WMPI_NEED_INIT("MPI_Cart_map");
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Cart_map");
     if (!newrank)
         return wbind_fail(comm, MPI_ERR_ARG, "MPI_Cart_map");
@@ -202,7 +202,7 @@ WMPI_ALIAS(Cart_map)
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
     WMPI_NEED_INIT("MPI_Topo_test");
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Topo_test");
     if (!status)
         return wbind_fail(comm, MPI_ERR_ARG, "MPI_Topo_test");

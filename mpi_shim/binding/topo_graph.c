@@ -26,7 +26,7 @@
 /* 0 or the class for a call on comm that needs a topology of `kind`. */
 static int check_kind(MPI_Comm comm, int kind)
 {
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return MPI_ERR_COMM;
     if (!comm->topo || comm->topo->kind != kind)
         return MPI_ERR_TOPOLOGY;
@@ -36,7 +36,7 @@ static int check_kind(MPI_Comm comm, int kind)
 /* 0 or the class for the parent of a topology constructor. */
 static int check_parent(MPI_Comm comm, const MPI_Comm *out)
 {
-    if (!comm || comm->remote)
+    if (!wmpi_comm_is_live(comm) || comm->remote)
         return MPI_ERR_COMM;
     return out ? MPI_SUCCESS : MPI_ERR_ARG;
 }
@@ -171,7 +171,7 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[],
     int cls;
 
     WMPI_NEED_INIT("MPI_Graph_map");
-    if (!comm)
+    if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Graph_map");
     cls = newrank ? check_graph(comm, nnodes, index, edges) : MPI_ERR_ARG;
     if (cls)

@@ -80,6 +80,14 @@ int wbind_count_live(int n, MPI_Request reqs[])
     return live;
 }
 
+int wbind_bad_requests(int n, const MPI_Request reqs[])
+{
+    for (int i = 0; i < n; i++)
+        if (reqs[i] && !wmpi_request_is_valid(reqs[i]))
+            return 1;
+    return 0;
+}
+
 /* --------------------------------------------------------------- waits */
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
@@ -87,7 +95,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     MPI_Comm c;
 
     WMPI_NEED_INIT("MPI_Wait");
-    if (!request)
+    if (!request || wbind_bad_requests(1, request))
         return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Wait");
     if (!wmpi_request_live(*request)) {
         wbind_status_empty(status, 0);
@@ -108,6 +116,8 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[],
     WMPI_NEED_INIT("MPI_Waitall");
     if (count < 0 || (count > 0 && !array_of_requests))
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Waitall");
+    if (wbind_bad_requests(count, array_of_requests))
+        return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Waitall");
     err = wmpi_wait_requests(array_of_requests, count, count);
     if (err)
         return wbind_return(NULL, err, "MPI_Waitall");
@@ -123,6 +133,8 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index,
     WMPI_NEED_INIT("MPI_Waitany");
     if (count < 0 || (count > 0 && !array_of_requests) || !index)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Waitany");
+    if (wbind_bad_requests(count, array_of_requests))
+        return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Waitany");
     *index = MPI_UNDEFINED;
     if (!wbind_count_live(count, array_of_requests)) {
         wbind_status_empty(status, 0);
@@ -157,6 +169,8 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
     if (incount < 0 || (incount > 0 && (!array_of_requests || !array_of_indices)) ||
         !outcount)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Waitsome");
+    if (wbind_bad_requests(incount, array_of_requests))
+        return wbind_fail(NULL, MPI_ERR_REQUEST, "MPI_Waitsome");
     if (!wbind_count_live(incount, array_of_requests)) {
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;

@@ -141,6 +141,9 @@ typedef struct wmpi_comm {
     const int *world;  /* read-only: comm rank -> world rank; NULL = same */
     void *errh;        /* the binding's error handler */
     char name[64];
+    uint32_t magic;    /* atomic: WMPI_COMM_LIVE while the user's handle is
+                          valid, WMPI_COMM_FREED once MPI_Comm_free took it
+                          (past the words malloc reuses when it frees) */
     uint32_t coll_seq; /* atomic: collectives started so far (coll.h) */
     struct wmpi_info *info; /* hints of MPI_Comm_set_info (a copy, owned:
                                wmpi_info_release it on free), or NULL */
@@ -157,6 +160,22 @@ typedef struct wmpi_comm {
     struct wmpi_attr *attrs;   /* private: cached attributes (attr.c) */
     struct wmpi_topo *topo;    /* read-only: Cartesian, graph or dist-graph topology, or NULL */
 } wmpi_comm;
+
+#define WMPI_COMM_LIVE 0x4d4d4f43u  /* "COMM" */
+#define WMPI_COMM_FREED 0x45455246u /* "FREE" */
+
+/* 1 if c is a handle the user may still use: not NULL, not a small
+ * integer or misaligned pointer (as (MPI_Comm)1), and not freed. Cheap
+ * enough for every call; a freed communicator whose memory was reused or
+ * a wild pointer into mapped memory can still pass or fault: only the
+ * common mistakes are caught. */
+static inline int wmpi_comm_is_live(const wmpi_comm *c)
+{
+    uintptr_t p = (uintptr_t)c;
+
+    return p >= 4096 && p % _Alignof(wmpi_comm) == 0 &&
+           __atomic_load_n(&c->magic, __ATOMIC_ACQUIRE) == WMPI_COMM_LIVE;
+}
 
 /* How many ranks point-to-point calls on c may name: its size, or for an
  * intercommunicator the remote group's size. */
@@ -203,6 +222,8 @@ struct wmpi_request {
     uint8_t queue;             /* private: which list holds it */
     uint8_t comm_held;         /* private: holds a reference on comm
                                   (start.c), dropped when freed */
+    uint32_t magic;            /* atomic: WMPI_REQ_LIVE from creation until
+                                  the engine frees it, then WMPI_REQ_FREED */
     /* the operation */
     void *buf;
     int count;
@@ -258,6 +279,21 @@ static inline int wmpi_request_done(wmpi_request *r)
 static inline int wmpi_request_live(const wmpi_request *r)
 {
     return r && !(r->persistent && !r->active);
+}
+
+#define WMPI_REQ_LIVE 0x51455251u  /* "QREQ" */
+#define WMPI_REQ_FREED 0x44514552u /* "REQD" */
+
+/* 1 if r (not NULL) looks like a request the engine made and has not
+ * freed: not a small integer or misaligned pointer, magic intact. Catches
+ * a handle to zeroed or freed memory before a wait on it blocks forever;
+ * like wmpi_comm_is_live, it cannot vouch for a wild pointer. */
+static inline int wmpi_request_is_valid(const wmpi_request *r)
+{
+    uintptr_t p = (uintptr_t)r;
+
+    return p >= 4096 && p % _Alignof(wmpi_request) == 0 &&
+           __atomic_load_n(&r->magic, __ATOMIC_ACQUIRE) == WMPI_REQ_LIVE;
 }
 
 /* For a done request: copy its status to *st (may be NULL) and release it

@@ -34,11 +34,11 @@
 #include "engine/core/internal.h"
 
 wmpi_comm wmpi_comm_world = { .ctx = WMPI_CTX_WORLD, .name = "MPI_COMM_WORLD",
-                              .predefined = 1 };
+                              .predefined = 1, .magic = WMPI_COMM_LIVE };
 wmpi_comm wmpi_comm_self = { .ctx = WMPI_CTX_SELF, .name = "MPI_COMM_SELF",
-                             .predefined = 1 };
+                             .predefined = 1, .magic = WMPI_COMM_LIVE };
 wmpi_comm wmpi_comm_final = { .ctx = WMPI_CTX_FINAL, .name = "(finalize)",
-                              .predefined = 1 };
+                              .predefined = 1, .magic = WMPI_COMM_LIVE };
 
 static wmpi_lock name_lock = WMPI_LOCK_INITIALIZER;
 static void (*destroy_hook)(wmpi_comm *c);
@@ -94,6 +94,7 @@ int wmpi_comm_build(wmpi_group *g, uint32_t ctx, int npairs, wmpi_comm **out)
     c->size = g->size;
     c->world = g->world;
     c->refs = 1;
+    c->magic = WMPI_COMM_LIVE;
     *out = c;
     return 0;
 }
@@ -142,6 +143,9 @@ int wmpi_comm_free(wmpi_comm *c)
     err = wmpi_attr_delete_all(c);
     if (err)
         return err;
+    /* the handle dies now, though pending requests keep c alive: a later
+     * call through a copy of it fails instead of waiting forever */
+    __atomic_store_n(&c->magic, WMPI_COMM_FREED, __ATOMIC_RELEASE);
     wmpi_comm_release(c);
     return 0;
 }

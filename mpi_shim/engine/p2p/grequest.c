@@ -45,6 +45,7 @@ int wmpi_grequest_start(wmpi_any_fn query, int (*free_fn)(void *),
     if (!g)
         return WEFT_ENOMEM;
     g->req.kind = WMPI_REQ_GREQ;
+    g->req.magic = WMPI_REQ_LIVE;
     g->req.comm = &wmpi_comm_world;
     g->req.peer = WMPI_ANY_SOURCE;
     g->req.tag = WMPI_ANY_TAG;
@@ -61,6 +62,7 @@ int wmpi_grequest_release(wmpi_request *r)
     wmpi_grequest *g = wmpi_grequest_of(r);
     int code = g->free_fn ? g->free_fn(g->extra) : 0;
 
+    __atomic_store_n(&r->magic, WMPI_REQ_FREED, __ATOMIC_RELEASE);
     free(g);
     return code;
 }

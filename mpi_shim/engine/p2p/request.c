@@ -99,6 +99,7 @@ wmpi_request *wmpi_request_new(int kind)
     if (r) {
         memset(r, 0, sizeof *r);
         r->kind = (uint8_t)kind;
+        r->magic = WMPI_REQ_LIVE;
     }
     return r;
 }
@@ -111,6 +112,7 @@ static void destroy(wmpi_request *r)
     if (r->comm_held) /* taken in start.c; may destroy a freed comm */
         wmpi_comm_release(r->comm);
     free(r->packed);
+    __atomic_store_n(&r->magic, WMPI_REQ_FREED, __ATOMIC_RELEASE);
     spare_put(r);
 }
 
