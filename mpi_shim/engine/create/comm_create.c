@@ -200,8 +200,7 @@ int wmpi_comm_create(wmpi_comm *c, wmpi_group *g, wmpi_comm **out)
 
 /* MPI_Comm_create_group: only g's members call it, so the vote runs on a
  * stand-in communicator of g (never handed out, not counted) sending on
- * c's point-to-point context with the user's tag, as MPI-3.1 6.4.2 lets
- * it. */
+ * c's collective context under a tag made from the user's (comm_ctx.c). */
 int wmpi_comm_create_group(wmpi_comm *c, wmpi_group *g, int tag,
                            wmpi_comm **out)
 {

@@ -32,6 +32,7 @@
  * Locking: the table's lock (objects/ctx.c) is held only inside its
  * calls; the messages of a vote run without it.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,22 +46,34 @@ extern wmpi_datatype wmpi_dt_uint64;
 extern wmpi_op wmpi_op_band;
 
 /* How a vote is combined over the members: the parent's allreduce, or
- * (create_group, which only the group's members call) point-to-point on
- * the parent's context with the user's tag. */
+ * (create_group, which only the group's members call) point-to-point
+ * messages tagged with the user's tag. */
 typedef struct voting {
     int npairs;
     const wmpi_ctx_bridge *bridge;
     int tag;          /* < 0: collective over c */
 } voting;
 
+/* create_group's messages travel on the parent's collective context, so
+ * that no receive of the program's on the parent (MPI_ANY_TAG included)
+ * takes them, as MPI requires of that tag. The collectives' own tags there
+ * are never negative: user tag t becomes -2 - t (never MPI_ANY_TAG's -1;
+ * the top tag shares the lowest value with the one below it). */
+static int wire_tag(int tag)
+{
+    return tag >= WMPI_TAG_UB - 1 ? INT_MIN : -2 - tag;
+}
+
 /* One blocking message of n words to or from rank `peer` of c. */
 static int xfer(wmpi_comm *c, uint64_t *buf, int n, int peer, int tag, int send)
 {
     wmpi_request *r = NULL;
     wmpi_status st = { 0 };
-    int err = send ? wmpi_isend(buf, n, &wmpi_dt_uint64, peer, tag, c,
-                                WMPI_MODE_STANDARD, &r)
-                   : wmpi_irecv(buf, n, &wmpi_dt_uint64, peer, tag, c, &r);
+    int wt = wire_tag(tag);
+    int err = send ? wmpi_isend_ctx(buf, n, &wmpi_dt_uint64, peer, wt, c,
+                                    c->ctx + 1, WMPI_MODE_STANDARD, &r)
+                   : wmpi_irecv_ctx(buf, n, &wmpi_dt_uint64, peer, wt, c,
+                                    c->ctx + 1, &r);
 
     if (!err)
         err = wmpi_wait_requests(&r, 1, 1);

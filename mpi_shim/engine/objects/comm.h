@@ -140,7 +140,8 @@ int wmpi_ctx_alloc(wmpi_comm *c, int npairs, const wmpi_ctx_bridge *bridge,
                    uint32_t *ctx);
 /* wmpi_ctx_alloc(c, 1, NULL, ctx) for MPI_Comm_create_group: c is a
  * communicator of the group's members only, which vote by point-to-point
- * messages on c's context with `tag` (>= 0) instead of a collective. */
+ * messages on c's collective context (c->ctx + 1), tagged from `tag`
+ * (>= 0) apart from the collectives' own, instead of a collective. */
 int wmpi_ctx_alloc_tagged(wmpi_comm *c, int tag, uint32_t *ctx);
 /* Give back what wmpi_ctx_alloc returned (local: no messages). */
 void wmpi_ctx_free(uint32_t ctx, int npairs);
