@@ -11,6 +11,9 @@
  * then used and checked: an allreduce whose sum depends on the thread and
  * the round, and a ring exchange whose messages name them, so two
  * communicators that shared a context id would cross their traffic.
+ * COMM_MAKE=split or =create makes the threads' communicators (congruent
+ * to their parents) by MPI_Comm_split or MPI_Comm_create instead, which
+ * vote on context ids the same way.
  */
 #include <pthread.h>
 
@@ -20,6 +23,7 @@
 #define ROUNDS 150
 
 static int rank, size;
+static const char *how; /* COMM_MAKE: dup (default), split or create */
 static MPI_Comm base[THREADS];
 static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -61,6 +65,22 @@ static void check_dup(MPI_Comm c, int t, int i)
           got);
 }
 
+/* A communicator congruent to base[t], made as COMM_MAKE says. */
+static void make(int t, MPI_Comm *c)
+{
+    MPI_Group g;
+
+    if (!how || strcmp(how, "dup") == 0) {
+        MPI_OK(MPI_Comm_dup(base[t], c));
+    } else if (strcmp(how, "split") == 0) {
+        MPI_OK(MPI_Comm_split(base[t], 1, rank, c));
+    } else {
+        MPI_OK(MPI_Comm_group(base[t], &g));
+        MPI_OK(MPI_Comm_create(base[t], g, c));
+        MPI_OK(MPI_Group_free(&g));
+    }
+}
+
 static void *worker(void *arg)
 {
     int t = (int)(intptr_t)arg;
@@ -69,7 +89,7 @@ static void *worker(void *arg)
         MPI_Comm c;
 
         dup_self(t, i);
-        MPI_OK(MPI_Comm_dup(base[t], &c));
+        make(t, &c);
         check_dup(c, t, i);
         MPI_OK(MPI_Comm_free(&c));
     }
@@ -90,6 +110,10 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
+    how = getenv("COMM_MAKE");
+    CHECK(!how || !strcmp(how, "dup") || !strcmp(how, "split") ||
+              !strcmp(how, "create"),
+          "COMM_MAKE=%s", how);
     for (int t = 0; t < THREADS; t++)
         MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &base[t]));
     for (int t = 0; t < THREADS; t++)
@@ -101,7 +125,7 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Comm_free(&base[t]));
     MPI_Finalize();
     if (rank == 0)
-        printf("comm_dup_threads: ok (%d ranks, %d threads x %d dups)\n", size,
-               THREADS, ROUNDS);
+        printf("comm_dup_threads: ok (%d ranks, %d threads x %d %s)\n", size,
+               THREADS, ROUNDS, how ? how : "dup");
     return 0;
 }
