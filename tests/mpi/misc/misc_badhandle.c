@@ -129,9 +129,11 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Init(&argc, &argv));
     if (argc > 1 && strcmp(argv[1], "fatal") == 0) {
         MPI_Comm d, copy;
-        int x = 1;
+        MPI_Request r; /* pending: keeps the object, not the handle */
+        int x = 1, in;
 
         MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+        MPI_OK(MPI_Irecv(&in, 1, MPI_INT, 0, 0, d, &r));
         copy = d;
         MPI_OK(MPI_Comm_free(&d));
         MPI_Send(&x, 1, MPI_INT, 0, 0, copy); /* ends the job */
