@@ -23,7 +23,8 @@
  * worker spins. Before a thread sleeps on our pollfd, sleeping(1) sets
  * `asleep` in our segment, then looks at the rings once more; a sender
  * that published something then reads `asleep` and, if it is set, rings
- * our doorbell (an eventfd in the pollfd). All four accesses are seq_cst
+ * our doorbell (an eventfd in the pollfd); collective slots announce
+ * their stores the same way (shm_slots.c). All four accesses are seq_cst
  * (a Dekker pair; no fences, which ThreadSanitizer cannot follow). One
  * of the two always sees the other, so no message is left unnoticed
  * beside a sleeper, and while nobody sleeps a message costs no system
@@ -97,22 +98,13 @@ static void copy_out(struct wmpi_transport *t, const shm_ring *r, uint64_t pos, 
     memcpy((char *)dst + first, r->data, n - first);
 }
 
-static void ring_bell(int fd)
-{
-    uint64_t one = 1;
-
-    if (write(fd, &one, sizeof one) < 0) {
-        /* the counter is saturated: the bell is ringing anyway */
-    }
-}
-
 /* After publishing (a seq_cst store of tail or head): wake the other side
  * if it sleeps and wants to know (the head comment's handshake). */
 static void wake_if_asleep(shm_peer *p, const int *wants)
 {
     if ((!wants || __atomic_load_n(wants, __ATOMIC_SEQ_CST)) &&
         __atomic_load_n(&p->peer_ctl->asleep, __ATOMIC_SEQ_CST))
-        ring_bell(p->bell);
+        wmpi_shm_ring_bell(p->bell);
 }
 
 /* Bytes went through a ring: a transfer is flowing (see shm_sleeping). */
@@ -473,7 +465,11 @@ static int shm_sleeping(struct wmpi_transport *t, int asleep)
     uint64_t moved = __atomic_load_n(&t->moved, __ATOMIC_RELAXED);
     int flowing = moved != t->moved_told;
     t->moved_told = moved;
-    return flowing || __atomic_load_n(&t->exited, __ATOMIC_RELAXED) || has_work(t);
+    uint64_t heard = wmpi_shm_slots_heard(t);
+    int announced = heard != t->slots_told;
+    t->slots_told = heard;
+    return flowing || announced || __atomic_load_n(&t->exited, __ATOMIC_RELAXED) ||
+           has_work(t);
 }
 
 static int shm_pollfd(struct wmpi_transport *t)

@@ -5,7 +5,9 @@
  * Layout. Each rank owns one segment (a memfd, so nothing is left in
  * /dev/shm whatever kills the job) holding the rings its local peers
  * write to it: a control line, then one ring per local rank, indexed by
- * the sender's place among this host's ranks. A ring is a single-producer
+ * the sender's place among this host's ranks, then the rank's collective
+ * slots (shm_slots.h: flags and data only their owner writes, which its
+ * local peers read during a collective). A ring is a single-producer
  * single-consumer byte ring; its producer alone writes `tail` and
  * `waiting`, its consumer alone writes `head` and `cma_ok`, each on a
  * cache line of its own, so neither side ever needs an atomic
@@ -17,7 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <unistd.h>
 
+#include "transport/shm_slots.h"
 #include "transport/transport.h"
 
 #define SHM_LINE 64
@@ -30,6 +34,8 @@ typedef struct shm_ctl {
     uint64_t ring_bytes;
     uint64_t owner;    /* this job's tag for the owning rank (shm_setup.c) */
     _Alignas(SHM_LINE) int asleep; /* owner: a thread sleeps on its doorbell */
+    _Alignas(SHM_LINE) uint64_t slots_published; /* owner: stores to its
+                                         slots that a peer may wait for */
 } shm_ctl;
 
 /* One ring's indexes; its bytes follow (ring_bytes, a power of two). */
@@ -95,6 +101,8 @@ struct wmpi_transport {
     unsigned passes;     /* progress passes, to look for dead peers now and then */
     uint64_t moved;      /* atomic: ring bytes moved either way, ever */
     uint64_t moved_told; /* `moved` when sleeping() last looked */
+    uint64_t slots_told; /* the peers' slots_published summed, when
+                            sleeping() last looked */
 };
 
 /* The ring of local index `slot` in the segment at `ctl`. */
@@ -104,10 +112,30 @@ static inline shm_ring *wmpi_shm_ring(shm_ctl *ctl, int slot)
     return (shm_ring *)((char *)ctl + sizeof(shm_ctl) + (size_t)slot * stride);
 }
 
+/* The collective slots of the segment at `ctl` (after its rings). */
+static inline wmpi_shm_slot *wmpi_shm_slots(shm_ctl *ctl)
+{
+    return (wmpi_shm_slot *)wmpi_shm_ring(ctl, (int)ctl->nslots);
+}
+
 static inline size_t wmpi_shm_segment_bytes(int nslots, size_t ring_bytes)
 {
-    return sizeof(shm_ctl) + (size_t)nslots * (sizeof(shm_ring) + ring_bytes);
+    return sizeof(shm_ctl) + (size_t)nslots * (sizeof(shm_ring) + ring_bytes) +
+           WMPI_SHM_SLOTS * sizeof(wmpi_shm_slot);
 }
+
+static inline void wmpi_shm_ring_bell(int fd)
+{
+    uint64_t one = 1;
+
+    if (write(fd, &one, sizeof one) < 0) {
+        /* the counter is saturated: the bell is ringing anyway */
+    }
+}
+
+/* The local peers' slots_published, summed (shm_slots.c): a thread about
+ * to sleep compares it with the sum it saw last. Never blocks. */
+uint64_t wmpi_shm_slots_heard(struct wmpi_transport *t);
 
 /* Make our segment and doorbell, trade them with the job through the
  * launcher, map the segment of every local peer r with want[r], and agree

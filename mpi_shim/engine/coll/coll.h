@@ -83,6 +83,11 @@ int wmpi_coll(int kind, const wmpi_coll_args *a, wmpi_comm *c);
 int wmpi_icoll(int kind, const wmpi_coll_args *a, wmpi_comm *c,
                wmpi_request **out);
 
+/* c is being destroyed: its shared-memory collective slot may pass to
+ * the next communicator that takes its context id (coll_shm.c). Never
+ * blocks. */
+void wmpi_coll_shm_forget(const wmpi_comm *c);
+
 /* Shortcuts for the engine's own users (communicator creation). */
 int wmpi_bcast(void *buf, int count, wmpi_datatype *dt, int root, wmpi_comm *c);
 /* sbuf == WMPI_IN_PLACE: rbuf holds this rank's contribution. */

@@ -46,6 +46,13 @@ int wmpi_coll_barrier_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_bcast_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_reduce_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_allreduce_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
+/* The blocking barrier, bcast, reduce and allreduce through shared
+ * memory where c's ranks all share this host (coll_shm.c): the call's
+ * result, or WMPI_COLL_SHM_DECLINED if it must run its message schedule
+ * (every member declines alike). Blocks: the caller. */
+#define WMPI_COLL_SHM_DECLINED 1
+int wmpi_coll_shm_run(int kind, const wmpi_coll_call *k, const wmpi_coll_args *a);
+
 /* A communicator's ranks grouped by shared CPU (coll_cpus.c): group h is
  * ranks [first[h], first[h + 1]), led by first[h]; mine is the caller's. */
 #define WMPI_COLL_MAX_GROUPS 64

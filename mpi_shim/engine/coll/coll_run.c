@@ -3,7 +3,8 @@
  *
  * Design: every collective is one schedule (coll_*.c) written as blocking
  * code. A blocking call takes the communicator's next sequence number and
- * runs the schedule in the calling thread. A nonblocking call takes the
+ * runs the schedule in the calling thread (or, for the kinds and sizes
+ * coll_shm.c takes, its shared-memory form). A nonblocking call takes the
  * sequence number at once (so the order of calls, not of execution,
  * decides which messages belong to which collective), copies its
  * arguments, and runs the same schedule in a detached user-level thread
@@ -69,7 +70,8 @@ int wmpi_coll(int kind, const wmpi_coll_args *a, wmpi_comm *c)
     if (kind < 0 || kind >= WMPI_COLL_NKINDS)
         return WEFT_EINVAL;
     wmpi_coll_begin(&k, c);
-    return schedules[kind](&k, a);
+    int err = wmpi_coll_shm_run(kind, &k, a);
+    return err != WMPI_COLL_SHM_DECLINED ? err : schedules[kind](&k, a);
 }
 
 /* ------------------------------------------------------------ nonblocking */

@@ -187,3 +187,13 @@ const char *wmpi_route_name(int peer)
 
     return i == NO_ROUTE ? "self" : rt->tr[i].ops->name;
 }
+
+wmpi_transport *wmpi_route_shm(void)
+{
+    wmpi_route *rt = &wmpi_eng.route;
+
+    for (int i = 0; i < rt->n; i++)
+        if (rt->tr[i].ops == &wmpi_shm_ops)
+            return rt->tr[i].tp;
+    return NULL;
+}

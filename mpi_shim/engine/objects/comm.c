@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/coll/coll.h"
 #include "engine/objects/comm.h"
 #include "engine/objects/info.h"
 #include "engine/core/internal.h"
@@ -116,6 +117,7 @@ static void destroy(wmpi_comm *c)
 
     if (hook)
         hook(c);
+    wmpi_coll_shm_forget(c);
     wmpi_info_release(c->info);
     wmpi_attr_discard(c);
     wmpi_topo_free(c->topo);
