@@ -12,12 +12,21 @@
  * particular network, or when the list holds addresses they cannot reach
  * (each unreachable one costs its connect timeout). The port is ephemeral.
  *
- * Security: anyone who can connect can try, so the secret is checked in
- * constant time on the first message, and any failure (wrong secret, bad
- * magic or version, unknown or already connected rank, rank already dead,
- * no HELLO within WMPI_HELLO_TIMEOUT_S) closes the connection without a
- * word (logged with -v). At most WL_MAX_STRAYS connections may be
- * unauthenticated at once; more are closed on accept.
+ * Security: anyone who can connect can try, so every connection is a
+ * stranger until its HELLO proves the job secret (checked in constant
+ * time), and a stranger must not cost a rank its place. Any failure (wrong
+ * secret, bad magic or version, unknown or already connected rank, rank
+ * already dead, no HELLO within WMPI_HELLO_TIMEOUT_S) closes the
+ * connection without a word (logged with -v). The kernel hands over a
+ * connection only once its first bytes arrive (TCP_DEFER_ACCEPT; a silent
+ * one after WMPI_HELLO_TIMEOUT_S), the backlog is emptied on every round
+ * (WL_ACCEPT_BURST at a time), and each new connection is read at once: a
+ * rank sends HELLO right after connecting, so its HELLO is there and it
+ * never counts as a stranger. At most WL_MAX_STRAYS strangers are kept;
+ * past that, every stranger with bytes waiting is read (a rank among them
+ * joins), then the oldest are closed. Closing the newest instead would let
+ * WL_MAX_STRAYS connections made early lock every rank out until their
+ * deadline.
  *
  * Flow control: a rank sends its next request only after the reply to the
  * previous one, so each connection has at most one message to write; it is
@@ -35,6 +44,7 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +54,8 @@
 
 #include "launcher.h"
 
-#define WL_MAX_STRAYS 64
+#define WL_MAX_STRAYS   64  /* connections without a HELLO yet */
+#define WL_ACCEPT_BURST 256 /* accepts per poll round */
 
 enum conn_state { C_NEW, C_RANK, C_ABORT, C_DEAD };
 
@@ -76,7 +87,8 @@ static void conn_free(struct wl_job *j, struct wl_conn *c)
         }
     if (c->rank && c->rank->conn == c)
         c->rank->conn = NULL;
-    close(c->fd);
+    if (c->fd >= 0)
+        close(c->fd);
     free(c->body);
     free(c);
     j->nconns--;
@@ -87,6 +99,15 @@ static void refuse(struct wl_job *j, struct wl_conn *c, const char *why)
     if (j->o->verbose)
         wl_say("refused a control connection from %s: %s", c->peer, why);
     c->state = C_DEAD;
+}
+
+/* Close a dead connection's socket before the next poll set-up frees it:
+ * a flood's shed connections must not pile up as open descriptors. */
+static void close_now(struct wl_conn *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
 }
 
 /* Write what the socket takes; 0, or -1 after marking the connection dead. */
@@ -322,12 +343,52 @@ static void on_conn(struct wl_job *j, void *arg, short revents)
     }
 }
 
+/* Serve c as if poll said it is readable. */
+static void read_now(struct wl_job *j, struct wl_conn *c)
+{
+    on_conn(j, c, POLLIN);
+    if (c->state == C_DEAD)
+        close_now(c);
+}
+
+/* Read what every stranger sent: a rank's HELLO waiting there settles it
+ * before any stranger is shed. */
+static void read_strays(struct wl_job *j)
+{
+    for (struct wl_conn *c = j->conns; c; c = c->next)
+        if (c->state == C_NEW)
+            read_now(j, c);
+}
+
+/* The number of strangers, and the oldest of them (the list is newest
+ * first). */
+static int strays(const struct wl_job *j, struct wl_conn **oldest)
+{
+    int n = 0;
+    for (struct wl_conn *c = j->conns; c; c = c->next)
+        if (c->state == C_NEW) {
+            n++;
+            *oldest = c;
+        }
+    return n;
+}
+
+/* Keep at most WL_MAX_STRAYS strangers: shed the oldest. */
+static void shed_strays(struct wl_job *j)
+{
+    struct wl_conn *old = NULL;
+    if (strays(j, &old) <= WL_MAX_STRAYS)
+        return;
+    read_strays(j);
+    while (strays(j, &old) > WL_MAX_STRAYS) {
+        refuse(j, old, "too many connections without a HELLO, this was the oldest");
+        close_now(old);
+    }
+}
+
 static void accept_one(struct wl_job *j, int fd, const struct sockaddr_in *sa)
 {
-    int strays = 0;
-    for (struct wl_conn *c = j->conns; c; c = c->next)
-        strays += c->state == C_NEW;
-    struct wl_conn *c = strays < WL_MAX_STRAYS ? calloc(1, sizeof *c) : NULL;
+    struct wl_conn *c = calloc(1, sizeof *c);
     if (!c) {
         close(fd);
         return;
@@ -338,13 +399,18 @@ static void accept_one(struct wl_job *j, int fd, const struct sockaddr_in *sa)
     c->next = j->conns;
     j->conns = c;
     j->nconns++;
+    read_now(j, c); /* a rank's HELLO is usually there already */
+    shed_strays(j);
 }
 
+/* Empty the backlog, so that a stranger's connection never holds an entry
+ * a rank needs; at most WL_ACCEPT_BURST per round, so that the ranks'
+ * connections and every timer are served between bursts of a flood. */
 static void on_listen(struct wl_job *j, void *arg, short revents)
 {
     (void)arg;
     (void)revents;
-    for (;;) {
+    for (int i = 0; i < WL_ACCEPT_BURST; i++) {
         struct sockaddr_in sa;
         socklen_t len = sizeof sa;
         int fd = accept4(j->listen_fd, (struct sockaddr *)&sa, &len,
@@ -420,6 +486,9 @@ int wl_wireup_open(struct wl_job *j)
     }
     j->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     socklen_t len = sizeof sa;
+    int defer = WMPI_HELLO_TIMEOUT_S;
+    if (j->listen_fd >= 0) /* best effort: the stray bound holds without it */
+        (void)setsockopt(j->listen_fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof defer);
     if (j->listen_fd < 0 || bind(j->listen_fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
         listen(j->listen_fd, SOMAXCONN) < 0 ||
         getsockname(j->listen_fd, (struct sockaddr *)&sa, &len) < 0) {
