@@ -18,16 +18,29 @@
  * {magic, job secret, rank, size}. The accepting side checks it with
  * wmpi_boot_secret_ok and closes any connection whose hello is wrong,
  * incomplete after HELLO_TIMEOUT, or from a rank already connected: a
- * stray process cannot join the job, and cannot stall it either (pending
- * hellos are read concurrently, with weft_wait_any). The listening socket is
- * closed once every peer is in.
+ * stray process cannot join the job.
+ *
+ * Strangers: anyone on the host can connect, so every connection is
+ * hostile until its hello proves the secret, and none may cost a peer its
+ * place. The kernel holds a connection back until its first bytes arrive
+ * (TCP_DEFER_ACCEPT), so a peer's comes with its hello, which is read at
+ * once and settles it; silent strangers stay in the kernel until
+ * HELLO_TIMEOUT. The listen backlog is SOMAXCONN deep and emptied on every
+ * wake. A connection that sent part of a hello waits in a table of
+ * MAX_PENDING, read concurrently with weft_wait_any, pending hellos before
+ * new connections. When the table is full, every entry with bytes waiting
+ * is read first (settling the peers among them), then the oldest is
+ * closed: a peer sends its hello right after connecting, so a flood must
+ * bring MAX_PENDING connections in that instant to push one out. Shedding
+ * the newest instead (sshd's MaxStartups refuses new connections at
+ * random) lets strangers that came first lock the peers out for the whole
+ * HELLO_TIMEOUT. The listening socket is closed once every peer is in.
  *
  * Blocking: this runs once, inside MPI_Init. Waits go through the I/O
  * server (weft_fd_wait, weft_wait_any), so they block only the calling
  * thread, with a deadline (WEFT_MPI_CONNECT_TIMEOUT seconds, default 60):
  * a rank that never shows up fails MPI_Init with WEFT_ETIMEDOUT instead of
- * hanging it. Pending hellos are served before new connections, so a
- * flood of strangers cannot starve the peers' hellos.
+ * hanging it.
  *
  * Rejected: accepting in a background thread (ordering between the
  * engine's first messages and the accept would need its own locking, for
@@ -109,15 +122,21 @@ static void fill_addrs(card *c)
     freeifaddrs(ifs);
 }
 
+/* Listen on every interface; the kernel hands over a connection only
+ * once it has data, or after HELLO_TIMEOUT (TCP_DEFER_ACCEPT): silent
+ * ones wait there, not in the pending table. Best effort: without it the
+ * table alone bounds them. */
 static int listen_any(int backlog, uint16_t *port)
 {
     struct sockaddr_in a = { .sin_family = AF_INET };
     socklen_t len = sizeof a;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int defer = (int)(HELLO_TIMEOUT / SEC);
 
     a.sin_addr.s_addr = htonl(INADDR_ANY);
     if (fd < 0)
         return -errno;
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof defer);
     if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, backlog) < 0 ||
         getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
         int err = -errno;
@@ -256,24 +275,62 @@ static int read_hello(struct wmpi_transport *t, pending *p, int *accepted)
     return 1;
 }
 
-static void take_new(int lfd, pending *pend, int *npend)
-{
-    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-
-    if (fd < 0)
-        return;
-    if (*npend == MAX_PENDING) {
-        close(fd); /* a flood of strangers: drop the newest */
-        return;
-    }
-    pend[*npend] = (pending){ .fd = fd, .until = weft_now() + HELLO_TIMEOUT };
-    ++*npend;
-}
-
 /* Forget pending entry i (settled). */
 static void drop(pending *pend, int *npend, int i)
 {
     pend[i] = pend[--*npend];
+}
+
+/* Read every pending hello that has bytes waiting: a peer's complete hello
+ * settles it before anything is shed. */
+static void read_all(struct wmpi_transport *t, pending *pend, int *npend, int *accepted)
+{
+    for (int i = *npend - 1; i >= 0; i--)
+        if (read_hello(t, &pend[i], accepted))
+            drop(pend, npend, i);
+}
+
+/* Make room for one more: close the oldest unproven connection. */
+static void shed_oldest(pending *pend, int *npend)
+{
+    int old = 0;
+
+    for (int i = 1; i < *npend; i++)
+        if (pend[i].until < pend[old].until)
+            old = i;
+    close(pend[old].fd);
+    drop(pend, npend, old);
+}
+
+/* Accept one connection and read what it sent; 0, or -1 when the backlog
+ * is empty (or accept fails: the listener is tried again on its next
+ * event). */
+static int take_one(struct wmpi_transport *t, int lfd, pending *pend, int *npend,
+                    int *accepted)
+{
+    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    pending p = { .fd = fd, .until = weft_now() + HELLO_TIMEOUT };
+
+    if (fd < 0)
+        return -1;
+    if (read_hello(t, &p, accepted))
+        return 0;
+    if (*npend == MAX_PENDING)
+        read_all(t, pend, npend, accepted);
+    if (*npend == MAX_PENDING)
+        shed_oldest(pend, npend);
+    pend[(*npend)++] = p;
+    return 0;
+}
+
+/* Empty the listen backlog, so that a stranger's connection never holds
+ * an entry a peer needs; at most MAX_PENDING at a time, so that pending
+ * hellos and deadlines are served between bursts of a flood. */
+static void take_new(struct wmpi_transport *t, int lfd, pending *pend, int *npend,
+                     int *accepted)
+{
+    for (int i = 0; i < MAX_PENDING && take_one(t, lfd, pend, npend, accepted) == 0; i++)
+        ;
 }
 
 /* Close the hellos that took too long; the earliest remaining deadline. */
@@ -310,7 +367,7 @@ static int serve_one(struct wmpi_transport *t, int lfd, pending *pend, int *npen
     if (i < 0)
         return i;
     if (i == n)
-        take_new(lfd, pend, npend);
+        take_new(t, lfd, pend, npend, accepted);
     else if (read_hello(t, &pend[i], accepted))
         drop(pend, npend, i);
     return 0;
@@ -370,7 +427,7 @@ int wmpi_tcp_connect_all(struct wmpi_transport *t)
         return WEFT_ENOMEM;
     wmpi_host_identity(me.host);
     fill_addrs(&me);
-    lfd = listen_any(t->size + 16, &me.port);
+    lfd = listen_any(SOMAXCONN, &me.port);
     err = lfd < 0 ? lfd : wmpi_boot_allgather(t->boot, &me, sizeof me, cards);
     if (!err)
         err = connect_lower(t, cards, deadline);
