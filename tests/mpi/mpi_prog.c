@@ -13,6 +13,16 @@
  *               allgather and alltoall, all checked; print
  *               "rank R mesh ok netns=INO memfd_maps=N tcp_peers=T"
  *
+ * Any behaviour may be preceded by "gate PATH WHO WHERE": rank WHO (or
+ * every rank, for "all") stops at WHERE and waits until the file PATH
+ * exists, after printing "gate R PID ADDR". WHERE is "init" (before
+ * MPI_Init; ADDR is WEFT_MPI_CONTROL) or "connect" (at the rank's first
+ * TCP connect to anything but mpirun, i.e. to a peer's wire-up listener,
+ * inside MPI_Init; ADDR is that listener's 127.0.0.1:port). A test uses it
+ * to do something to a job at a known point of its start-up. The connect
+ * gate works by defining connect() here, which the MPI library's calls
+ * reach before libc's.
+ *
  * memfd_maps=N counts the mappings of Weft's shared-memory segments in the
  * process (/proc/self/maps lines naming the memfd "weft-mpi-shm"), so a
  * test can tell whether the ranks talk through shared memory. tcp_peers=T
@@ -28,12 +38,16 @@
  */
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -287,8 +301,64 @@ static _Noreturn void mode_stream(size_t mib)
     }
 }
 
+/* ------------------------------------------------------------ gate */
+
+#define GATE_BOUND_S 120 /* a test that never opens the gate has failed */
+
+static const char *gate_path; /* the connect gate's file, until it opened */
+
+/* Announce this process at the gate, then wait for its file. */
+static void gate_wait(const char *path, const char *addr)
+{
+    const char *r = getenv("WEFT_MPI_RANK");
+    struct timespec tick = { 0, 10 * 1000 * 1000 };
+    say("gate %s %d %s\n", r ? r : "?", (int)getpid(), addr);
+    for (long i = 0; access(path, F_OK) != 0; i++) {
+        check(i < GATE_BOUND_S * 100L, "the gate never opened");
+        nanosleep(&tick, NULL);
+    }
+}
+
+/* Is sa an IPv4 address other than mpirun's control server? */
+static int is_peer(const struct sockaddr *sa, socklen_t len)
+{
+    const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+    return sa && len >= sizeof *in && in->sin_family == AF_INET &&
+           !is_control(in->sin_addr.s_addr, ntohs(in->sin_port));
+}
+
+int connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+    if (gate_path && is_peer(sa, len)) {
+        char addr[32];
+        snprintf(addr, sizeof addr, "127.0.0.1:%u",
+                 ntohs(((const struct sockaddr_in *)sa)->sin_port));
+        gate_wait(gate_path, addr);
+        gate_path = NULL;
+    }
+    return (int)syscall(SYS_connect, fd, sa, len);
+}
+
+/* "gate PATH WHO WHERE": stop here, or arm the connect gate. */
+static void gate(const char *path, const char *who, const char *where)
+{
+    const char *r = getenv("WEFT_MPI_RANK"), *ctl = getenv("WEFT_MPI_CONTROL");
+    if (strcmp(who, "all") != 0 && (!r || atoi(r) != atoi(who)))
+        return;
+    if (!strcmp(where, "connect"))
+        gate_path = path;
+    else
+        gate_wait(path, ctl ? ctl : "?");
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 4 && !strcmp(argv[1], "gate")) {
+        gate(argv[2], argv[3], argv[4]);
+        argv[4] = argv[0];
+        argv += 4;
+        argc -= 4;
+    }
     const char *mode = argc > 1 ? argv[1] : "";
     int rc = 2;
     MPI_Init(&argc, &argv);
