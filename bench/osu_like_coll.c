@@ -1,16 +1,18 @@
 /* bench/osu_like, collective latency (the driver side): MPI_Barrier,
  * MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Allgather and MPI_Alltoall on
- * 2, 4 and 8 ranks of one machine, 8 B to 1 MiB, for three variants side
+ * 2, 4 and 8 ranks of one machine, 8 B to 1 MiB, for four variants side
  * by side in the same run, each run as users run it:
  *   weft         osu_like_coll_mpi built against Weft's MPI, run by Weft's
  *                mpirun at its defaults (shared memory; WEFT_MPI_TRANSPORT
- *                removed from the job's environment);
+ *                and WEFT_MPI_SHM_COLL removed from the job's environment);
  *   openmpi      the same source built with mpicc.openmpi, run by
  *                mpirun.openmpi --oversubscribe at its defaults (vader
  *                shared memory, its tuned collectives; the ranks outnumber
  *                the cores from 4 ranks on, which mpirun refuses without
  *                --oversubscribe, and then it binds no rank); the reference;
- *   openmpi_tcp  the same with --mca btl tcp,self (its TCP path).
+ *   openmpi_tcp  the same with --mca btl tcp,self (its TCP path);
+ *   weft_msg     Weft with WEFT_MPI_SHM_COLL=0: its collectives as message
+ *                schedules only, the A/B of the shared-memory ones.
  * The MPI program (osu_like_coll_mpi.c) has the method: OSU-style, each
  * call timed alone between barriers, the mean over the ranks of the time
  * per call, median [min-max] over the repeats. Each job's rank 0 also
@@ -81,15 +83,20 @@ static void job_line(void *arg, char *line)
         bench_table_note(&res.notes, "%s", tmp.notes[i]);
 }
 
+static int is_weft(olc_variant v)
+{
+    return v == OLC_WEFT || v == OLC_WEFT_MSG;
+}
+
 static ol_lib lib_of(olc_variant v)
 {
-    return v == OLC_WEFT ? OL_LIB_WEFT : OL_LIB_OPENMPI;
+    return is_weft(v) ? OL_LIB_WEFT : OL_LIB_OPENMPI;
 }
 
 static const char *program_of(olc_variant v)
 {
-    const char *p = v == OLC_WEFT ? OSU_LIKE_COLL_WEFT_PROG
-                                  : OSU_LIKE_COLL_OMPI_PROG;
+    const char *p = is_weft(v) ? OSU_LIKE_COLL_WEFT_PROG
+                               : OSU_LIKE_COLL_OMPI_PROG;
     return *p && access(p, X_OK) == 0 ? p : NULL;
 }
 
@@ -101,8 +108,10 @@ static void job_argv(ol_argv *a, olc_variant v, int np, int timeout_s,
     snprintf(repeats, rsize, "%d", p->repeats);
     ol_argv_mpirun(a, lib_of(v), np, timeout_s, v == OLC_OMPI_TCP,
                    program_of(v));
-    if (v == OLC_WEFT) /* its defaults: shared memory */
+    if (is_weft(v)) /* its defaults: shared memory */
         ol_argv_setenv(a, "WEFT_MPI_TRANSPORT", NULL);
+    if (is_weft(v))
+        ol_argv_setenv(a, "WEFT_MPI_SHM_COLL", v == OLC_WEFT_MSG ? "0" : NULL);
     else
         ol_argv_option(a, "--oversubscribe");
     const char *mine[] = {"--variant", olc_variant_name(v), "--repeats",

@@ -59,6 +59,8 @@ typedef enum olc_variant {
     OLC_WEFT = 0,  /* Weft at its defaults (shared memory) */
     OLC_OMPI,      /* Open MPI at its defaults (vader shared memory) */
     OLC_OMPI_TCP,  /* Open MPI, --mca btl tcp,self */
+    OLC_WEFT_MSG,  /* Weft with WEFT_MPI_SHM_COLL=0: message schedules
+                      only, the A/B of its shared-memory collectives */
     OLC_NVARIANTS
 } olc_variant;
 

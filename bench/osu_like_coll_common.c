@@ -52,7 +52,7 @@ const char *olc_case(char *buf, size_t size, olc_coll c, int bytes, int np)
 const char *olc_variant_name(olc_variant v)
 {
     static const char *const names[OLC_NVARIANTS] = {"weft", "openmpi",
-                                                     "openmpi_tcp"};
+                                                     "openmpi_tcp", "weft_msg"};
     return v < OLC_NVARIANTS ? names[v] : "?";
 }
 

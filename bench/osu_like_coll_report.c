@@ -1,7 +1,8 @@
 /* bench/osu_like, collective latency, the report: one table per collective,
- * a row per rank count and size, with the three variants side by side
+ * a row per rank count and size, with the four variants side by side
  * (median [min-max] over the repeats) and the ratios weft / openmpi (both
- * at their defaults: the goals') and weft / openmpi_tcp of the medians;
+ * at their defaults: the goals'), weft / openmpi_tcp and weft / weft_msg
+ * (the shared-memory collectives' A/B) of the medians;
  * then the goal lines, the shared-memory segments the jobs mapped, the
  * `result:` lines and the CSV (see osu_like_coll.c for the experiment).
  * Lower is better everywhere.
@@ -70,7 +71,7 @@ static void print_coll(const olc_results *r, olc_coll c)
            "better)\n%5s %9s", olc_coll_name(c), "ranks", "size");
     for (int v = 0; v < OLC_NVARIANTS; v++)
         printf(" %*s", CELL_W, olc_variant_name((olc_variant)v));
-    printf(" %10s %10s\n", "weft/ompi", "weft/otcp");
+    printf(" %10s %10s %10s\n", "weft/ompi", "weft/otcp", "weft/wmsg");
     for (int npi = 0; npi < OLC_NNPS; npi++)
         for (int i = 0; i < n; i++) {
             char b[24];
@@ -81,6 +82,7 @@ static void print_coll(const olc_results *r, olc_coll c)
                            r->state[v][npi]);
             print_ratio(ratio(r, npi, c, sizes[i]));
             print_ratio(ratio_to(r, OLC_OMPI_TCP, npi, c, sizes[i]));
+            print_ratio(ratio_to(r, OLC_WEFT_MSG, npi, c, sizes[i]));
             printf("\n");
         }
 }

@@ -19,7 +19,7 @@ if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
 set output out
 set datafile separator ","
 
-variants = "weft openmpi openmpi_tcp"
+variants = "weft openmpi openmpi_tcp weft_msg"
 nps = "2 4 8"
 colls = "bcast reduce allreduce allgather alltoall"
 # Column c of the row if it is (variant v, collective k, np n), else NaN.
