@@ -52,6 +52,8 @@ int wmpi_coll_allreduce_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
  * (every member declines alike). Blocks: the caller. */
 #define WMPI_COLL_SHM_DECLINED 1
 int wmpi_coll_shm_run(int kind, const wmpi_coll_call *k, const wmpi_coll_args *a);
+/* MPI_Finalize, before the segments go: forget every slot's users. */
+void wmpi_coll_shm_fini(void);
 
 /* A communicator's ranks grouped by shared CPU (coll_cpus.c): group h is
  * ranks [first[h], first[h + 1]), led by first[h]; mine is the caller's. */

@@ -265,6 +265,15 @@ void wmpi_coll_shm_forget(const wmpi_comm *c)
         uses[slot].owner = NULL;
 }
 
+void wmpi_coll_shm_fini(void)
+{
+    for (int s = 0; s < WMPI_SHM_SLOTS; s++) {
+        forget_members(&uses[s]);
+        uses[s].owner = NULL;
+        uses[s].off = 0;
+    }
+}
+
 /* ------------------------------------------------------------ the kinds */
 
 static int barrier(const slot_use *u, uint64_t n)

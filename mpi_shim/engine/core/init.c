@@ -205,6 +205,7 @@ int wmpi_finalize(void)
     if (!err)
         err = say_goodbye();
     wmpi_io_stop();
+    wmpi_coll_shm_fini();
     wmpi_route_destroy();
     wmpi_abort_set_boot(NULL);
     wmpi_boot_finalize(&wmpi_eng.boot);
