@@ -1,6 +1,6 @@
 /* Communicator bindings: queries (MPI_Comm_rank, _size, _compare,
  * _test_inter, _remote_size, _group, _remote_group, names) and the
- * constructors and destructor (MPI_Comm_dup, _dup_with_info, _split,
+ * constructors and destructor (MPI_Comm_dup, _dup_with_info, _idup, _split,
  * _split_type, _create, _create_group, _free).
  *
  * Design: a communicator handle points at the engine's wmpi_comm; queries
@@ -190,6 +190,29 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
                 "MPI_Comm_dup_with_info");
 }
 WMPI_ALIAS(Comm_dup_with_info)
+
+/* MPI_Comm_idup's hand-over, in the duplication's thread just before
+ * its request completes: the handle is valid from completion on. */
+static void idup_publish(wmpi_comm *parent, wmpi_comm *nc, void *slot)
+{
+    wbind_comm_out(parent, nc, slot);
+}
+
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    int cls;
+
+    WMPI_NEED_INIT("MPI_Comm_idup");
+    if (request)
+        *request = MPI_REQUEST_NULL;
+    if ((cls = check_new(comm, newcomm, 0)))
+        return wbind_fail(comm, cls, "MPI_Comm_idup");
+    if (!request)
+        return wbind_fail(comm, MPI_ERR_REQUEST, "MPI_Comm_idup");
+    return wbind_return(comm, wmpi_comm_idup(comm, idup_publish, newcomm, request),
+                        "MPI_Comm_idup");
+}
+WMPI_ALIAS(Comm_idup)
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {

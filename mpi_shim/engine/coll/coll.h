@@ -83,6 +83,15 @@ int wmpi_coll(int kind, const wmpi_coll_args *a, wmpi_comm *c);
 int wmpi_icoll(int kind, const wmpi_coll_args *a, wmpi_comm *c,
                wmpi_request **out);
 
+/* Run task(arg) in a thread of its own, as wmpi_icoll runs a schedule:
+ * *out completes with its result. For the engine's nonblocking work that
+ * is not a schedule (MPI_Comm_idup); the task takes what identities it
+ * needs on c (coll_impl.h's wmpi_coll_begin) before this call, and owns
+ * arg. Errors: WEFT_ENOMEM, a thread's creation (task never runs; *out
+ * NULL). Blocks: no. */
+int wmpi_coll_task(wmpi_comm *c, int (*task)(void *arg), void *arg,
+                   wmpi_request **out);
+
 /* c is being destroyed: its shared-memory collective slot may pass to
  * the next communicator that takes its context id (coll_shm.c). Never
  * blocks. */

@@ -27,10 +27,23 @@ typedef struct wmpi_coll_call {
     uint32_t seq;
     int rank, size;
     int step_base; /* added to every step: phases of composite schedules */
+    uint32_t lseq; /* intercomm: the sequence number taken on c->local */
 } wmpi_coll_call;
 
-/* Take c's next collective sequence number into *k. Lock-free. */
+/* Take c's next collective sequence number into *k (of an intercomm,
+ * its local intracommunicator's too, so that a schedule running later
+ * still meets its peers' calls in call order). Lock-free. */
 void wmpi_coll_begin(wmpi_coll_call *k, wmpi_comm *c);
+
+/* The identity the call k on an intercommunicator took on its local
+ * intracommunicator (coll_inter.c, intercomm.c). */
+static inline wmpi_coll_call wmpi_coll_local(const wmpi_coll_call *k)
+{
+    wmpi_comm *l = k->c->local;
+
+    return (wmpi_coll_call){ .c = l, .ctx = l->ctx + 1, .seq = k->lseq,
+                             .rank = l->rank, .size = l->size };
+}
 
 static inline int wmpi_coll_tag(const wmpi_coll_call *k, int step)
 {
@@ -88,6 +101,10 @@ int wmpi_coll_reduce_scatter_block_run(const wmpi_coll_call *k, const wmpi_coll_
 int wmpi_coll_reduce_scatter_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_scan_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_exscan_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
+
+/* The intercommunicator schedules, by kind (coll_inter.c); NULL where
+ * MPI defines no intercommunicator form (scan, exscan). */
+extern const wmpi_coll_fn wmpi_coll_inter_schedules[WMPI_COLL_NKINDS];
 
 /* ----------------------------------- Rabenseifner's phases (coll_blocks.c) */
 

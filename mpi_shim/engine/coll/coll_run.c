@@ -29,6 +29,10 @@
  * of one thread creation per call. A progress thread per process: see
  * progress.c.
  *
+ * Intercommunicators run the schedules of coll_inter.c instead (kinds
+ * MPI leaves undefined there have none), and so does the engine's own
+ * nonblocking work (wmpi_coll_task: MPI_Comm_idup) run as a job alike.
+ *
  * Invariants: a nonblocking collective's datatypes and op are retained
  * until its thread ends, its communicator until its request is released
  * (MPI_Comm_free may come first); the request is completed exactly once,
@@ -69,17 +73,25 @@ int wmpi_coll(int kind, const wmpi_coll_args *a, wmpi_comm *c)
 
     if (kind < 0 || kind >= WMPI_COLL_NKINDS)
         return WEFT_EINVAL;
+    if (c->remote && !wmpi_coll_inter_schedules[kind])
+        return WEFT_EINVAL;
     wmpi_coll_begin(&k, c);
+    if (c->remote)
+        return wmpi_coll_inter_schedules[kind](&k, a);
     int err = wmpi_coll_shm_run(kind, &k, a);
     return err != WMPI_COLL_SHM_DECLINED ? err : schedules[kind](&k, a);
 }
 
 /* ------------------------------------------------------------ nonblocking */
 
+/* A schedule with its arguments, or (task set) any function of the
+ * engine's that must progress on its own (wmpi_coll_task). */
 typedef struct coll_job {
     wmpi_coll_call k;
     wmpi_coll_args a;
     wmpi_coll_fn fn;
+    int (*task)(void *arg);
+    void *arg;
     wmpi_request *req;
 } coll_job;
 
@@ -103,7 +115,7 @@ static void hold_objects(const wmpi_coll_args *a, int hold)
 static void *job_main(void *arg)
 {
     coll_job *j = arg;
-    int err = j->fn(&j->k, &j->a);
+    int err = j->task ? j->task(j->arg) : j->fn(&j->k, &j->a);
 
     hold_objects(&j->a, 0);
     wmpi_lock_engine();
@@ -159,38 +171,71 @@ static int start_kernel_thread(coll_job *j)
     return err ? -err : 0;
 }
 
-int wmpi_icoll(int kind, const wmpi_coll_args *a, wmpi_comm *c,
-               wmpi_request **out)
+/* Start j's thread; on failure undo the request and the job. */
+static int start_job(coll_job *j, wmpi_request **out)
 {
-    coll_job *j;
     int err;
 
-    *out = NULL;
-    if (kind < 0 || kind >= WMPI_COLL_NKINDS)
-        return WEFT_EINVAL;
-    j = malloc(sizeof *j);
-    if (!j || !(j->req = coll_request(c))) {
-        free(j);
-        return WEFT_ENOMEM;
-    }
-    j->a = *a;
-    j->fn = schedules[kind];
-    hold_objects(a, 1);
-    wmpi_coll_begin(&j->k, c);
     *out = j->req;
     if (weft_thread_self() != WEFT_THREAD_NULL)
         err = start_ult(j);
     else
         err = start_kernel_thread(j);
     if (err) {
-        /* the sequence number is spent: this communicator's collectives
-         * are out of step from now on, as after any failed collective */
-        hold_objects(a, 0);
-        wmpi_request_finish(j->req, NULL); /* never ran: releases c */
+        hold_objects(&j->a, 0);
+        wmpi_request_finish(j->req, NULL); /* never ran: releases its comm */
         free(j);
         *out = NULL;
     }
     return err;
+}
+
+static coll_job *job_new(wmpi_comm *c)
+{
+    coll_job *j = calloc(1, sizeof *j);
+
+    if (j && !(j->req = coll_request(c))) {
+        free(j);
+        j = NULL;
+    }
+    return j;
+}
+
+int wmpi_icoll(int kind, const wmpi_coll_args *a, wmpi_comm *c,
+               wmpi_request **out)
+{
+    coll_job *j;
+
+    *out = NULL;
+    if (kind < 0 || kind >= WMPI_COLL_NKINDS)
+        return WEFT_EINVAL;
+    if (!(j = job_new(c)))
+        return WEFT_ENOMEM;
+    j->a = *a;
+    j->fn = c->remote ? wmpi_coll_inter_schedules[kind] : schedules[kind];
+    if (!j->fn) {
+        wmpi_request_finish(j->req, NULL);
+        free(j);
+        return WEFT_EINVAL;
+    }
+    hold_objects(a, 1);
+    wmpi_coll_begin(&j->k, c);
+    /* on failure the sequence number is spent: this communicator's
+     * collectives are out of step from now on, as after any failed one */
+    return start_job(j, out);
+}
+
+int wmpi_coll_task(wmpi_comm *c, int (*task)(void *arg), void *arg,
+                   wmpi_request **out)
+{
+    coll_job *j;
+
+    *out = NULL;
+    if (!(j = job_new(c)))
+        return WEFT_ENOMEM;
+    j->task = task;
+    j->arg = arg;
+    return start_job(j, out);
 }
 
 /* ------------------------------------------------------------ shortcuts */

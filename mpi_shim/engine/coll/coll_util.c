@@ -34,6 +34,8 @@ void wmpi_coll_begin(wmpi_coll_call *k, wmpi_comm *c)
     k->size = c->size;
     k->step_base = 0;
     k->seq = __atomic_fetch_add(&c->coll_seq, 1, __ATOMIC_RELAXED);
+    k->lseq = c->local ? __atomic_fetch_add(&c->local->coll_seq, 1, __ATOMIC_RELAXED)
+                       : 0;
 }
 
 /* -------------------------------------------------------------- tuning */

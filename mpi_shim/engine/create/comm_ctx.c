@@ -21,6 +21,11 @@
  * until every member has voted, so retries go at the pace of the slowest
  * member. A single thread allocating takes one round.
  *
+ * A nonblocking creation (MPI_Comm_idup) votes the same way from a thread
+ * of its own, its rounds' messages under the collective identity its call
+ * took (wmpi_ctx_alloc_in), and is ordered among the rank's allocations by
+ * a key of its own, made from that call's sequence number.
+ *
  * Ids are released when the communicator object is destroyed (its last
  * reference), not at MPI_Comm_free, so an id is never reused while a
  * request of the old communicator may still match; releasing is local
@@ -36,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/coll/coll.h"
+#include "engine/coll/coll_impl.h"
 #include "engine/objects/comm.h"
 #include "engine/core/internal.h"
 
@@ -51,7 +56,8 @@ extern wmpi_op wmpi_op_band;
 typedef struct voting {
     int npairs;
     const wmpi_ctx_bridge *bridge;
-    int tag;          /* < 0: collective over c */
+    int tag;                   /* < 0: collective over c */
+    const wmpi_coll_call *k;   /* non-NULL: every round under this call */
 } voting;
 
 /* create_group's messages travel on the parent's collective context, so
@@ -106,6 +112,47 @@ static int and_by_messages(wmpi_comm *c, uint64_t *v, uint64_t *r, int n, int ta
     return err;
 }
 
+/* A nonblocking creation's rounds run the schedules under the identity
+ * its call took on c (so they never take c's sequence numbers late, out
+ * of step with the collectives started after it); each round has steps
+ * of its own, though non-overtaking would already keep rounds apart. */
+static int allreduce_in(const voting *how, int round, uint64_t *v, uint64_t *r)
+{
+    wmpi_coll_call k = *how->k;
+    wmpi_coll_args a = { .sbuf = v, .rbuf = r, .count = NWORDS + 2,
+                         .dt = &wmpi_dt_uint64, .op = &wmpi_op_band };
+
+    k.step_base = round * 64;
+    return wmpi_coll_allreduce_run(&k, &a);
+}
+
+static int bcast_in(const voting *how, int round, uint64_t *r, int root)
+{
+    wmpi_coll_call k = *how->k;
+    wmpi_coll_args a = { .rbuf = r, .rcount = NWORDS + 2,
+                         .rdt = &wmpi_dt_uint64, .root = root };
+
+    k.step_base = round * 64 + 32;
+    return wmpi_coll_bcast_run(&k, &a);
+}
+
+static int combine(wmpi_comm *c, const voting *how, int round, uint64_t *v,
+                   uint64_t *r)
+{
+    if (how->tag >= 0)
+        return and_by_messages(c, v, r, NWORDS + 2, how->tag);
+    if (how->k)
+        return allreduce_in(how, round, v, r);
+    return wmpi_allreduce(v, r, NWORDS + 2, &wmpi_dt_uint64, &wmpi_op_band, c);
+}
+
+static int spread(wmpi_comm *c, const voting *how, int round, uint64_t *r)
+{
+    if (how->k)
+        return bcast_in(how, round, r, how->bridge->root);
+    return wmpi_bcast(r, NWORDS + 2, &wmpi_dt_uint64, how->bridge->root, c);
+}
+
 /* One round: vote, AND over the members (and the bridge), settle. The
  * word after the vote tells the members the bridge failed at the root. */
 static int round_once(wmpi_comm *c, wmpi_ctx_pending *me, const voting *how,
@@ -113,18 +160,15 @@ static int round_once(wmpi_comm *c, wmpi_ctx_pending *me, const voting *how,
 {
     const wmpi_ctx_bridge *bridge = how->bridge;
     uint64_t v[NWORDS + 2], r[NWORDS + 2];
-    int err;
+    int round = me->rounds, err;
 
     wmpi_ctx_vote(me, v);
     v[NWORDS + 1] = 0;
-    if (how->tag >= 0)
-        err = and_by_messages(c, v, r, NWORDS + 2, how->tag);
-    else
-        err = wmpi_allreduce(v, r, NWORDS + 2, &wmpi_dt_uint64, &wmpi_op_band, c);
+    err = combine(c, how, round, v, r);
     if (!err && bridge) {
         if (c->rank == bridge->root && bridge->fn(bridge->arg, r, NWORDS + 1))
             r[NWORDS + 1] = 1;
-        err = wmpi_bcast(r, NWORDS + 2, &wmpi_dt_uint64, bridge->root, c);
+        err = spread(c, how, round, r);
         if (!err && r[NWORDS + 1])
             err = -ECONNABORTED;
     }
@@ -157,15 +201,31 @@ static int alloc_with(wmpi_comm *c, const voting *how, uint64_t key,
 int wmpi_ctx_alloc(wmpi_comm *c, int npairs, const wmpi_ctx_bridge *bridge,
                    uint32_t *ctx)
 {
-    voting how = { npairs, bridge, -1 };
+    voting how = { npairs, bridge, -1, NULL };
 
     return alloc_with(c, &how, (uint64_t)c->ctx << 32, ctx);
 }
 
 int wmpi_ctx_alloc_tagged(wmpi_comm *c, int tag, uint32_t *ctx)
 {
-    voting how = { 1, NULL, tag };
+    voting how = { 1, NULL, tag, NULL };
 
     /* tag + 1: apart from a dup of c, whose key is c's context alone */
     return alloc_with(c, &how, ((uint64_t)c->ctx << 32) | ((uint32_t)tag + 1u), ctx);
+}
+
+/* Keys of nonblocking creations: above create_group's (tag + 1 <=
+ * 2^31), apart from each other by the call's sequence number, which every
+ * member took in the same order. */
+uint64_t wmpi_ctx_key_nonblocking(const wmpi_comm *parent, uint32_t seq)
+{
+    return ((uint64_t)parent->ctx << 32) | (0x80000001u + seq % 0x7ffffffeu);
+}
+
+int wmpi_ctx_alloc_in(const wmpi_coll_call *k, int npairs,
+                      const wmpi_ctx_bridge *bridge, uint64_t key, uint32_t *ctx)
+{
+    voting how = { npairs, bridge, -1, k };
+
+    return alloc_with(k->c, &how, key, ctx);
 }

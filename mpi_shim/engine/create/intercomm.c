@@ -1,5 +1,5 @@
 /* Intercommunicators: MPI_Intercomm_create, MPI_Intercomm_merge and
- * MPI_Comm_dup of an intercommunicator.
+ * MPI_Comm_dup (and the core of MPI_Comm_idup) of an intercommunicator.
  *
  * Design: an intercommunicator is a communicator whose point-to-point
  * ranks name the *remote* group: its `world` map is the remote group's,
@@ -16,7 +16,9 @@
  * The two groups agree on things through their leaders: each group votes
  * internally, the leaders swap the results (over the peer communicator
  * with the user's tag at creation, over ctx + 1 later) and each leader
- * broadcasts the combined answer to its group. Context ids use the same
+ * broadcasts the combined answer to its group; inside an intercommunicator
+ * the leaders' messages carry the tag of a collective call taken on it,
+ * so they keep apart from its collectives'. Context ids use the same
  * vote as intracommunicators (comm_ctx.c) with the leaders' swap as its
  * bridge, so the id is free on every member of both groups.
  *
@@ -30,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/coll/coll.h"
+#include "engine/coll/coll_impl.h"
 #include "engine/objects/comm.h"
 #include "engine/objects/info.h"
 #include "engine/core/internal.h"
@@ -179,30 +181,46 @@ int wmpi_intercomm_create(wmpi_comm *local, int local_leader, wmpi_comm *peer,
 /* ----------------------------------------------------------- dup, merge */
 
 /* The leaders' link inside an intercommunicator (local rank 0 to remote
- * rank 0, on the inter-group collective context). */
-static link leaders(wmpi_comm *inter, int tag)
+ * rank 0, on the inter-group collective context) under the tag of a
+ * collective call k took on it, so that it never meets a collective's
+ * messages. */
+static link leaders(const wmpi_coll_call *k)
 {
-    return (link){ inter, inter->ctx + 1, 0, tag };
+    return (link){ k->c, k->ctx, 0, wmpi_coll_tag(k, 0) };
+}
+
+int wmpi_intercomm_dup_bare(const wmpi_coll_call *k, uint64_t key,
+                            wmpi_comm **out)
+{
+    wmpi_comm *inter = k->c;
+    link l = leaders(k);
+    wmpi_ctx_bridge b = { and_remote, &l, 0 };
+    wmpi_coll_call kl = wmpi_coll_local(k);
+    uint32_t ctx;
+    int err;
+
+    *out = NULL;
+    err = wmpi_ctx_alloc_in(&kl, 2, &b, key, &ctx);
+    if (err)
+        return err;
+    err = build_inter(inter->group, inter->remote, ctx, out);
+    if (err)
+        wmpi_ctx_free(ctx, 2);
+    return err;
 }
 
 int wmpi_intercomm_dup(wmpi_comm *inter, struct wmpi_info *info,
                        wmpi_comm **out)
 {
-    link l = leaders(inter, 1);
-    wmpi_ctx_bridge b = { and_remote, &l, 0 };
+    wmpi_coll_call k;
     wmpi_comm *nc;
-    uint32_t ctx;
     int err;
 
     *out = NULL;
-    err = wmpi_ctx_alloc(inter->local, 2, &b, &ctx);
+    wmpi_coll_begin(&k, inter);
+    err = wmpi_intercomm_dup_bare(&k, (uint64_t)inter->local->ctx << 32, &nc);
     if (err)
         return err;
-    err = build_inter(inter->group, inter->remote, ctx, &nc);
-    if (err) {
-        wmpi_ctx_free(ctx, 2);
-        return err;
-    }
     if (info)
         err = wmpi_info_dup(info, &nc->info);
     if (!err)
@@ -218,14 +236,14 @@ int wmpi_intercomm_dup(wmpi_comm *inter, struct wmpi_info *info,
 
 /* Does our group go first in the merged order? By `high` (low first);
  * on a tie, the group whose leader has the lower world rank. */
-static int decide_order(wmpi_comm *inter, int high, int *first)
+static int decide_order(wmpi_comm *inter, const link *lk, int high, int *first)
 {
-    link l = leaders(inter, 2);
+    const link *l = lk;
     int mine[2] = { high != 0, inter->group->world[0] }, theirs[2] = { 0, 0 };
     int err = 0;
 
     if (inter->rank == 0)
-        err = swap(&l, mine, theirs, 2, &wmpi_dt_int);
+        err = swap(l, mine, theirs, 2, &wmpi_dt_int);
     if (inter->rank == 0 && err)
         theirs[1] = -1; /* tell the others */
     if (!err || inter->rank == 0) {
@@ -240,14 +258,17 @@ static int decide_order(wmpi_comm *inter, int high, int *first)
 
 int wmpi_intercomm_merge(wmpi_comm *inter, int high, wmpi_comm **out)
 {
-    link l = leaders(inter, 3);
+    wmpi_coll_call k;
+    link l;
     wmpi_ctx_bridge b = { and_remote, &l, 0 };
     wmpi_group *lo, *hi, *all = NULL;
     uint32_t ctx;
     int first = 0, err;
 
     *out = NULL;
-    err = decide_order(inter, high, &first);
+    wmpi_coll_begin(&k, inter);
+    l = leaders(&k);
+    err = decide_order(inter, &l, high, &first);
     if (err)
         return err;
     lo = first ? inter->group : inter->remote;

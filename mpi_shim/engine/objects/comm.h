@@ -143,6 +143,17 @@ int wmpi_ctx_alloc(wmpi_comm *c, int npairs, const wmpi_ctx_bridge *bridge,
  * messages on c's collective context (c->ctx + 1), tagged from `tag`
  * (>= 0) apart from the collectives' own, instead of a collective. */
 int wmpi_ctx_alloc_tagged(wmpi_comm *c, int tag, uint32_t *ctx);
+/* wmpi_ctx_alloc for a nonblocking creation: over k->c (an intra-
+ * communicator), every round's messages under the collective identity k
+ * its call took (engine/coll/coll_impl.h), ordered among this rank's
+ * allocations by `key` (wmpi_ctx_key_nonblocking, or a blocking one's
+ * parent ctx << 32). Runs in the creation's own thread. */
+struct wmpi_coll_call;
+int wmpi_ctx_alloc_in(const struct wmpi_coll_call *k, int npairs,
+                      const wmpi_ctx_bridge *bridge, uint64_t key, uint32_t *ctx);
+/* The key of a nonblocking creation over `parent` whose call took
+ * sequence number seq: distinct from every other creation's. */
+uint64_t wmpi_ctx_key_nonblocking(const wmpi_comm *parent, uint32_t seq);
 /* Give back what wmpi_ctx_alloc returned (local: no messages). */
 void wmpi_ctx_free(uint32_t ctx, int npairs);
 /* Context ids still allocated on this rank (for leak tests). */
@@ -303,6 +314,20 @@ int wmpi_intercomm_create(wmpi_comm *local, int local_leader, wmpi_comm *peer,
 /* MPI_Comm_dup of an intercommunicator: collective over both groups. */
 int wmpi_intercomm_dup(wmpi_comm *inter, struct wmpi_info *info,
                        wmpi_comm **out);
+/* The bare new intercommunicator of a dup of k->c (no attributes, no
+ * info), under the call k took on it (coll_impl.h); `key` as
+ * wmpi_ctx_alloc_in's, over the local group. Collective over both groups. */
+int wmpi_intercomm_dup_bare(const struct wmpi_coll_call *k, uint64_t key,
+                            wmpi_comm **out);
+/* MPI_Comm_idup (create/comm_idup.c): start duplicating c (either kind)
+ * now, as MPI_Comm_dup would (attributes copied now, through their copy
+ * callbacks; c's topology and info); *req completes when the new
+ * communicator is made, and just before, publish(c, nc, slot) hands it
+ * over (nc NULL on failure). Errors: WEFT_ENOMEM, a copy callback's code
+ * (nothing started). Blocks: no. */
+int wmpi_comm_idup(wmpi_comm *c,
+                   void (*publish)(wmpi_comm *c, wmpi_comm *nc, void *slot),
+                   void *slot, wmpi_request **req);
 /* MPI_Intercomm_merge: collective over both groups of inter. */
 int wmpi_intercomm_merge(wmpi_comm *inter, int high, wmpi_comm **out);
 
