@@ -128,15 +128,13 @@ static void span(const side *d, int n, int64_t *lo, int64_t *hi)
     *lo = INT64_MAX;
     *hi = INT64_MIN;
     for (int r = 0; r < n; r++) {
-        wmpi_bounds b;
-        int64_t c = cnt(d, r), at = blk(d, r) - d->buf;
-        if (c == 0)
+        int64_t c = cnt(d, r), at = blk(d, r) - d->buf, l, h;
+        if (c == 0 || wmpi_datatype_span(typ(d, r), c, &l, &h) != 0 || l == h)
             continue;
-        wmpi_datatype_bounds(typ(d, r), &b);
-        if (at + b.true_lb < *lo)
-            *lo = at + b.true_lb;
-        if (at + b.true_lb + (c - 1) * b.extent + b.true_extent > *hi)
-            *hi = at + b.true_lb + (c - 1) * b.extent + b.true_extent;
+        if (at + l < *lo)
+            *lo = at + l;
+        if (at + h > *hi)
+            *hi = at + h;
     }
     if (*lo > *hi)
         *lo = *hi = 0;

@@ -306,6 +306,8 @@ static int combine(const slot_use *u, const wmpi_coll_args *a, size_t bytes)
 {
     int err = 0;
 
+    if (bytes == 0) /* the buffers may be NULL */
+        return 0;
     memcpy(a->rbuf, u->s[u->n - 1]->data, bytes);
     for (int i = u->n - 2; i >= 0 && !err; i--)
         err = wmpi_coll_reduce_local(a->op, u->s[i]->data, a->rbuf, a->count, a->dt);
@@ -320,7 +322,7 @@ static int reduce(const slot_use *u, uint64_t n, const wmpi_coll_args *a, size_t
     int reduces = reducer < 0 || u->me == reducer;
     int err = wait_for(u, DONE, n - 1, -1);
 
-    if (!err)
+    if (!err && bytes)
         memcpy(u->s[u->me]->data, mine, bytes);
     if (!reduces) {
         store(u, n, 1, 1);

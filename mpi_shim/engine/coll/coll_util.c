@@ -177,24 +177,16 @@ int wmpi_coll_recv(const wmpi_coll_call *k, int step, void *buf, int64_t count,
 
 int wmpi_coll_tmp_alloc(wmpi_coll_tmp *t, int64_t count, const wmpi_datatype *dt)
 {
-    wmpi_bounds b;
-    int64_t span;
+    int64_t lo, hi;
 
     t->base = NULL;
     t->p = NULL;
-    if (count < 0)
+    if (wmpi_datatype_span(dt, count, &lo, &hi))
         return WEFT_EINVAL;
-    wmpi_datatype_bounds(dt, &b);
-    span = count == 0 ? 0 : b.true_extent;
-    if (count > 1) {
-        if (b.extent > 0 && count - 1 > (INT64_MAX - span) / b.extent)
-            return WEFT_EINVAL;
-        span += (count - 1) * b.extent;
-    }
-    t->base = wmpi_scratch_get(span > 0 ? (size_t)span : 1, &t->cap);
+    t->base = wmpi_scratch_get(hi > lo ? (size_t)(hi - lo) : 1, &t->cap);
     if (!t->base)
         return WEFT_ENOMEM;
-    t->p = (char *)t->base - b.true_lb;
+    t->p = (char *)t->base - lo;
     return 0;
 }
 
