@@ -7,6 +7,9 @@
  *   stream MIB  pairs of ranks (0 with 1, 2 with 3...) exchange messages of
  *               MIB MiB both ways, forever, checking each; after the first
  *               exchange print "ready R PID memfd_maps=N"
+ *   barriers    every rank runs MPI_Barrier and an 8-byte MPI_Allreduce
+ *               (checked) forever; after the first round print "ready R
+ *               PID memfd_maps=N"
  *   mesh        every rank exchanges messages of 0 B to 4 MiB (both sides
  *               of the 64 KiB eager limit) with every other rank, then runs
  *               barrier, allreduce (1 int, 1 MiB of doubles), bcast,
@@ -301,6 +304,21 @@ static _Noreturn void mode_stream(size_t mib)
     }
 }
 
+/* Collectives forever (through the shared-memory slots between ranks of
+ * one host): a kill lands while the others wait on the victim's flags. */
+static _Noreturn void mode_barriers(void)
+{
+    for (long iter = 0;; iter++) {
+        long v = rank + iter, sum = 0;
+        check(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS &&
+                  MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS,
+              "a collective failed");
+        check(sum == (long)size * (size - 1) / 2 + (long)size * iter, "a wrong sum");
+        if (iter == 0)
+            say("ready %d %d memfd_maps=%d\n", rank, (int)getpid(), memfd_maps());
+    }
+}
+
 /* ------------------------------------------------------------ gate */
 
 #define GATE_BOUND_S 120 /* a test that never opens the gate has failed */
@@ -368,6 +386,8 @@ int main(int argc, char **argv)
         rc = mode_ok();
     else if (!strcmp(mode, "mesh"))
         rc = mode_mesh();
+    else if (!strcmp(mode, "barriers"))
+        mode_barriers();
     else if (!strcmp(mode, "stream") && argc == 3)
         mode_stream((size_t)atol(argv[2]));
     else

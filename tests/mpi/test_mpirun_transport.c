@@ -186,6 +186,30 @@ static void kill_mid_stream(const char *cma, int victim)
     free(before);
 }
 
+/* SIGKILL rank 2 of 4 running shared-memory collectives in a loop: the
+ * others wait on its flags, and the job still ends at once, naming it. */
+static void test_killed_mid_collectives(void **state)
+{
+    char *before = dev_shm_listing(), want[128];
+    pid_t pids[4];
+    (void)state;
+    assert_int_equal(wt_job_start(&job, WT_ARGV(WT_MPIRUN, "-x", "WEFT_MPI_TRANSPORT=shm", "-n",
+                                                "4", WT_MPI_PROG, "barriers"), NULL, 0), 0);
+    if (wt_job_wait_lines(&job, "ready ", 4, BOUND_S) != 0)
+        fail_msg("the ranks never got ready; stderr:\n%s", job.err);
+    assert_int_equal(wt_ready_pids(&job, pids, 4), 0);
+    assert_null(strstr(job.out, "memfd_maps=0"));
+    assert_int_equal(kill(pids[2], SIGKILL), 0);
+    int st = wt_job_finish(&job, BOUND_S);
+    WT_ASSERT_STATUS(&job, st, st == 128 + SIGKILL);
+    snprintf(want, sizeof want, "mpirun: rank 2 (pid %d) was killed by signal 9 (Killed)\n",
+             (int)pids[2]);
+    assert_non_null(strstr(job.err, want));
+    assert_int_equal(wt_leftovers(), 0);
+    assert_int_equal(dev_shm_new_entries(before), 0);
+    free(before);
+}
+
 static void test_killed_mid_single_copy(void **state)
 {
     (void)state;
@@ -214,6 +238,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_shm_runs, teardown),
         cmocka_unit_test_teardown(test_tcp_runs, teardown),
         cmocka_unit_test_teardown(test_auto_runs, teardown),
+        cmocka_unit_test_teardown(test_killed_mid_collectives, teardown),
         cmocka_unit_test_teardown(test_killed_mid_single_copy, teardown),
         cmocka_unit_test_teardown(test_killed_mid_ring_copy, teardown),
         cmocka_unit_test_teardown(test_killed_rank_0_mid_single_copy, teardown),
