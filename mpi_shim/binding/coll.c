@@ -10,6 +10,10 @@
  * request (binding/coll_check.c runs or starts the collective). The
  * engine picks the algorithm (engine/coll_*.c).
  *
+ * On an intercommunicator the root passes MPI_ROOT and has only its whole
+ * buffer, the rest of its group MPI_PROC_NULL and nothing, the other
+ * group the root's rank and only its own block (MPI-3.1 5.2.2).
+ *
  * Rejected: the barrier through the launcher (wmpi_boot_barrier): it
  * serialises on one process and does not scale past a handful of ranks.
  * Invariants: insignificant arguments never reach the engine.
@@ -48,13 +52,16 @@ static int prep_bcast(wmpi_coll_args *a, void *buf, int count, MPI_Datatype dt,
 {
     int cls;
 
+    *a = (wmpi_coll_args){ .root = root };
     if (!wmpi_comm_is_live(comm))
         return MPI_ERR_COMM;
+    if ((cls = wbind_check_root(root, comm)))
+        return cls;
+    if (wbind_root_role(root, comm) == WBIND_IDLE)
+        return MPI_SUCCESS;
     cls = wbind_check_coll_buf(buf, count, dt);
     if (!cls && buf == MPI_IN_PLACE)
         cls = MPI_ERR_ARG;
-    if (!cls)
-        cls = wbind_check_root(root, comm);
     *a = (wmpi_coll_args){ .rbuf = buf, .rcount = count, .rdt = dt, .root = root };
     return cls;
 }
@@ -84,22 +91,31 @@ WMPI_ALIAS(Ibcast)
 
 /* ----------------------------------------------------------------- reduce */
 
+/* An intercommunicator's root only receives: its send buffer is not
+ * significant, nor MPI_IN_PLACE allowed. */
 static int prep_reduce(wmpi_coll_args *a, const void *sbuf, void *rbuf, int count,
                        MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
 {
-    int cls, at_root;
+    int cls, role, at_root, sends;
 
+    *a = (wmpi_coll_args){ .root = root };
     if (!wmpi_comm_is_live(comm))
         return MPI_ERR_COMM;
-    cls = wbind_check_root(root, comm);
-    at_root = comm->rank == root;
-    if (!cls && (rbuf == MPI_IN_PLACE || (sbuf == MPI_IN_PLACE && !at_root)))
-        cls = MPI_ERR_ARG;
-    if (!cls)
-        cls = wbind_check_reduce(sbuf, at_root ? rbuf : (void *)sbuf, count, dt, op);
+    if ((cls = wbind_check_root(root, comm)))
+        return cls;
+    role = wbind_root_role(root, comm);
+    at_root = role == WBIND_ROOT;
+    sends = role == WBIND_LEAF || !comm->remote;
+    if (role == WBIND_IDLE)
+        return MPI_SUCCESS;
+    if (rbuf == MPI_IN_PLACE || (sbuf == MPI_IN_PLACE && (!at_root || comm->remote)))
+        return MPI_ERR_ARG;
+    if (!sends)
+        sbuf = rbuf; /* checked as the receive buffer, never read */
+    cls = wbind_check_reduce(sbuf, at_root ? rbuf : (void *)sbuf, count, dt, op);
     if (!cls && at_root)
         cls = wbind_check_coll_buf(rbuf, count, dt);
-    *a = (wmpi_coll_args){ .sbuf = sbuf, .rbuf = at_root ? rbuf : NULL,
+    *a = (wmpi_coll_args){ .sbuf = sends ? sbuf : NULL, .rbuf = at_root ? rbuf : NULL,
                            .count = count, .dt = dt, .op = op, .root = root };
     return cls;
 }
@@ -139,22 +155,38 @@ static int check_rooted(const void *mine, int mcount, MPI_Datatype mdt,
                         const int *displs, MPI_Datatype dt, int root,
                         MPI_Comm comm, int v)
 {
-    int cls, at_root;
+    int cls, role;
 
     if (!wmpi_comm_is_live(comm))
         return MPI_ERR_COMM;
     cls = wbind_check_root(root, comm);
     if (cls)
         return cls;
-    at_root = comm->rank == root;
-    if (mine == MPI_IN_PLACE)
-        cls = at_root ? 0 : MPI_ERR_ARG;
-    else
-        cls = wbind_check_coll_buf(mine, mcount, mdt);
-    if (cls || !at_root)
+    role = wbind_root_role(root, comm);
+    if (role == WBIND_IDLE)
+        return MPI_SUCCESS;
+    if (role == WBIND_LEAF || !comm->remote) { /* this rank has a block */
+        if (mine == MPI_IN_PLACE)
+            cls = role == WBIND_ROOT ? 0 : MPI_ERR_ARG;
+        else
+            cls = wbind_check_coll_buf(mine, mcount, mdt);
+    }
+    if (cls || role != WBIND_ROOT)
         return cls;
     return wbind_check_coll_whole(whole, count, counts, displs, wmpi_comm_peers(comm), dt,
                                   v);
+}
+
+/* Which sides of a rooted collective this rank uses: its own block
+ * (`mine`) and the root's whole buffer. */
+static void rooted_sides(int root, MPI_Comm comm, int *mine, int *whole)
+{
+    int role = wmpi_comm_is_live(comm) && !wbind_check_root(root, comm)
+                   ? wbind_root_role(root, comm)
+                   : WBIND_IDLE;
+
+    *whole = role == WBIND_ROOT;
+    *mine = role == WBIND_LEAF || (role == WBIND_ROOT && !comm->remote);
 }
 
 static int prep_gather(wmpi_coll_args *a, const void *sbuf, int scount,
@@ -162,12 +194,18 @@ static int prep_gather(wmpi_coll_args *a, const void *sbuf, int scount,
                        const int *displs, MPI_Datatype rdt, int root, MPI_Comm comm,
                        int v)
 {
-    *a = (wmpi_coll_args){ .sbuf = sbuf, .root = root };
-    if (sbuf != MPI_IN_PLACE) {
-        a->scount = scount;
-        a->sdt = sdt;
+    int mine, whole;
+
+    rooted_sides(root, comm, &mine, &whole);
+    *a = (wmpi_coll_args){ .root = root };
+    if (mine) {
+        a->sbuf = sbuf;
+        if (sbuf != MPI_IN_PLACE) {
+            a->scount = scount;
+            a->sdt = sdt;
+        }
     }
-    if (wmpi_comm_is_live(comm) && comm->rank == root) {
+    if (whole) {
         a->rbuf = rbuf;
         a->rcount = rcount;
         a->rcounts = rcounts;
@@ -240,12 +278,18 @@ static int prep_scatter(wmpi_coll_args *a, const void *sbuf, int scount,
                         void *rbuf, int rcount, MPI_Datatype rdt, int root,
                         MPI_Comm comm, int v)
 {
-    *a = (wmpi_coll_args){ .rbuf = rbuf, .root = root };
-    if (rbuf != MPI_IN_PLACE) {
-        a->rcount = rcount;
-        a->rdt = rdt;
+    int mine, whole;
+
+    rooted_sides(root, comm, &mine, &whole);
+    *a = (wmpi_coll_args){ .root = root };
+    if (mine) {
+        a->rbuf = rbuf;
+        if (rbuf != MPI_IN_PLACE) {
+            a->rcount = rcount;
+            a->rdt = rdt;
+        }
     }
-    if (wmpi_comm_is_live(comm) && comm->rank == root) {
+    if (whole) {
         a->sbuf = sbuf;
         a->scount = scount;
         a->scounts = scounts;

@@ -9,6 +9,10 @@
  * nonblocking ones get a request completed by the engine's collective
  * thread (engine/coll/coll_run.c).
  *
+ * On an intercommunicator the root's group passes MPI_ROOT (the root) or
+ * MPI_PROC_NULL (the others, whose arguments are all insignificant), the
+ * other group the root's rank in the root's group (wbind_root_role).
+ *
  * Rejected: per-collective copies of the count/type/buffer checks.
  * Invariants: a nonblocking call that fails leaves *req MPI_REQUEST_NULL.
  * Locking: none (reads read-only fields of handles).
@@ -18,6 +22,7 @@
 #include "engine/objects/op.h"
 
 _Static_assert(MPI_IN_PLACE == WMPI_IN_PLACE, "MPI_IN_PLACE");
+_Static_assert(MPI_ROOT == WMPI_ROOT, "MPI_ROOT");
 
 static int bad_type(MPI_Datatype dt)
 {
@@ -65,7 +70,18 @@ int wbind_check_coll_whole(const void *buf, int count, const int counts[],
 
 int wbind_check_root(int root, MPI_Comm comm)
 {
-    return root < 0 || root >= comm->size ? MPI_ERR_ROOT : MPI_SUCCESS;
+    if (comm->remote && (root == MPI_ROOT || root == MPI_PROC_NULL))
+        return MPI_SUCCESS;
+    return root < 0 || root >= wmpi_comm_peers(comm) ? MPI_ERR_ROOT : MPI_SUCCESS;
+}
+
+int wbind_root_role(int root, MPI_Comm comm)
+{
+    if (!comm->remote)
+        return comm->rank == root ? WBIND_ROOT : WBIND_LEAF;
+    if (root == MPI_ROOT)
+        return WBIND_ROOT;
+    return root == MPI_PROC_NULL ? WBIND_IDLE : WBIND_LEAF;
 }
 
 int wbind_check_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
@@ -80,13 +96,25 @@ int wbind_check_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     return MPI_SUCCESS;
 }
 
+/* What an intercommunicator refuses beyond an intracommunicator's
+ * checks: scans (MPI defines none there) and MPI_IN_PLACE (never allowed
+ * there; the rooted forms check their own significant buffers). */
+static int check_inter(int kind, const wmpi_coll_args *a)
+{
+    if (kind == WMPI_COLL_SCAN || kind == WMPI_COLL_EXSCAN)
+        return MPI_ERR_COMM;
+    if (a->sbuf == MPI_IN_PLACE || a->rbuf == MPI_IN_PLACE)
+        return MPI_ERR_ARG;
+    return MPI_SUCCESS;
+}
+
 int wbind_coll_go(MPI_Comm comm, int cls, int kind, const wmpi_coll_args *a,
                  int nonblocking, MPI_Request *req, const char *fn)
 {
     if (nonblocking && req)
         *req = MPI_REQUEST_NULL;
-    if (!cls && comm->remote_size > 0) /* intercommunicator collectives */
-        cls = MPI_ERR_UNSUPPORTED_OPERATION;
+    if (!cls && comm->remote)
+        cls = check_inter(kind, a);
     if (cls)
         return wbind_fail(comm, cls, fn);
     if (nonblocking && !req)

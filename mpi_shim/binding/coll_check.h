@@ -29,15 +29,22 @@ int wbind_check_coll_bufv(const void *buf, const int counts[], const int displs[
 int wbind_check_coll_whole(const void *buf, int count, const int counts[],
                           const int displs[], int n, MPI_Datatype dt, int v);
 
-/* MPI_ERR_ROOT unless 0 <= root < size of comm. */
+/* MPI_ERR_ROOT unless 0 <= root < size of comm (of an intercomm: its
+ * remote group's, or MPI_ROOT, or MPI_PROC_NULL). */
 int wbind_check_root(int root, MPI_Comm comm);
+
+/* This rank's part in a rooted collective over comm (root checked): the
+ * root, a leaf (sends to or receives from the root), or idle (an
+ * intercommunicator's root group but the root: MPI_PROC_NULL). */
+enum { WBIND_ROOT, WBIND_LEAF, WBIND_IDLE };
+int wbind_root_role(int root, MPI_Comm comm);
 
 /* MPI_ERR_OP unless op is a valid op for dt (MPI_ERR_TYPE first). */
 int wbind_check_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                       MPI_Op op);
 
-/* Report class `cls` if nonzero (MPI_ERR_UNSUPPORTED_OPERATION on an
- * intercommunicator: not implemented yet); else run collective `kind` (req NULL) or
+/* Report class `cls` if nonzero (on an intercommunicator also
+ * MPI_ERR_COMM for a scan, MPI_ERR_ARG for MPI_IN_PLACE); else run collective `kind` (req NULL) or
  * start it and store its request in *req (MPI_ERR_REQUEST if a
  * nonblocking call passed req == NULL: pass `nonblocking`). Errors go
  * through comm's handler with the name `fn`. */

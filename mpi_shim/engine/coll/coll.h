@@ -31,6 +31,8 @@
 
 /* The engine's MPI_IN_PLACE; the bindings check it equals mpi.h's. */
 #define WMPI_IN_PLACE ((void *)1)
+/* The engine's MPI_ROOT: the root of an intercommunicator collective. */
+#define WMPI_ROOT (-4)
 
 enum wmpi_coll_kind {
     WMPI_COLL_BARRIER = 0,

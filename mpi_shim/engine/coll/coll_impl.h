@@ -105,6 +105,12 @@ int wmpi_coll_exscan_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 /* The intercommunicator schedules, by kind (coll_inter.c); NULL where
  * MPI defines no intercommunicator form (scan, exscan). */
 extern const wmpi_coll_fn wmpi_coll_inter_schedules[WMPI_COLL_NKINDS];
+/* Those that trade with each remote rank directly (coll_inter_direct.c),
+ * each serving the plain and the v (and w) forms. */
+int wmpi_coll_inter_gather(const wmpi_coll_call *k, const wmpi_coll_args *a);
+int wmpi_coll_inter_scatter(const wmpi_coll_call *k, const wmpi_coll_args *a);
+int wmpi_coll_inter_allgather(const wmpi_coll_call *k, const wmpi_coll_args *a);
+int wmpi_coll_inter_alltoall(const wmpi_coll_call *k, const wmpi_coll_args *a);
 
 /* ----------------------------------- Rabenseifner's phases (coll_blocks.c) */
 
