@@ -8,8 +8,9 @@
  * engine/objects/comm.h, and the new communicator inherits the parent's error
  * handler (binding/comm.h). Classes follow Open MPI: a null or freed
  * communicator is MPI_ERR_COMM, a null output pointer MPI_ERR_ARG, a bad
- * group MPI_ERR_GROUP. Splitting or creating from an intercommunicator
- * (MPI-2's intercommunicator forms) is not supported yet and says so.
+ * group MPI_ERR_GROUP. Dup, idup, split and create take an
+ * intercommunicator too (MPI-2's forms); create_group and split_type of
+ * one are not supported yet and say so.
  *
  * Rejected: caching rank/size in the binding (the engine's object is the
  * one truth; reading it costs one load).
@@ -154,14 +155,18 @@ static int made(MPI_Comm comm, int err, wmpi_comm *const *nc, MPI_Comm *newcomm,
     return MPI_SUCCESS;
 }
 
+/* What a constructor does with an intercommunicator: makes one, or
+ * cannot yet (mpirun --list-unsupported names those). */
+enum { INTER_OK, INTER_UNSUPPORTED };
+
 /* The checks every constructor makes: 0 or the class. */
-static int check_new(MPI_Comm comm, const MPI_Comm *newcomm, int intra_only)
+static int check_new(MPI_Comm comm, const MPI_Comm *newcomm, int inter)
 {
     if (!wmpi_comm_is_live(comm))
         return MPI_ERR_COMM;
     if (!newcomm)
         return MPI_ERR_ARG;
-    if (intra_only && comm->remote)
+    if (inter == INTER_UNSUPPORTED && comm->remote)
         return MPI_ERR_UNSUPPORTED_OPERATION;
     return MPI_SUCCESS;
 }
@@ -172,7 +177,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     int cls;
 
     WMPI_NEED_INIT("MPI_Comm_dup");
-    if ((cls = check_new(comm, newcomm, 0)))
+    if ((cls = check_new(comm, newcomm, INTER_OK)))
         return wbind_fail(comm, cls, "MPI_Comm_dup");
     return made(comm, wmpi_comm_dup(comm, &nc), &nc, newcomm, "MPI_Comm_dup");
 }
@@ -184,7 +189,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     int cls;
 
     WMPI_NEED_INIT("MPI_Comm_dup_with_info");
-    if ((cls = check_new(comm, newcomm, 0)))
+    if ((cls = check_new(comm, newcomm, INTER_OK)))
         return wbind_fail(comm, cls, "MPI_Comm_dup_with_info");
     return made(comm, wmpi_comm_dup_with_info(comm, info, &nc), &nc, newcomm,
                 "MPI_Comm_dup_with_info");
@@ -205,7 +210,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     WMPI_NEED_INIT("MPI_Comm_idup");
     if (request)
         *request = MPI_REQUEST_NULL;
-    if ((cls = check_new(comm, newcomm, 0)))
+    if ((cls = check_new(comm, newcomm, INTER_OK)))
         return wbind_fail(comm, cls, "MPI_Comm_idup");
     if (!request)
         return wbind_fail(comm, MPI_ERR_REQUEST, "MPI_Comm_idup");
@@ -220,7 +225,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     int cls;
 
     WMPI_NEED_INIT("MPI_Comm_split");
-    if ((cls = check_new(comm, newcomm, 1)))
+    if ((cls = check_new(comm, newcomm, INTER_OK)))
         return wbind_fail(comm, cls, "MPI_Comm_split");
     if (color < 0 && color != MPI_UNDEFINED)
         return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_split");
@@ -237,7 +242,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 
     (void)info; /* no hints for the split yet */
     WMPI_NEED_INIT("MPI_Comm_split_type");
-    if ((cls = check_new(comm, newcomm, 1)))
+    if ((cls = check_new(comm, newcomm, INTER_UNSUPPORTED)))
         return wbind_fail(comm, cls, "MPI_Comm_split_type");
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_split_type");
@@ -254,7 +259,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     int cls, err;
 
     WMPI_NEED_INIT("MPI_Comm_create");
-    if ((cls = check_new(comm, newcomm, 1)))
+    if ((cls = check_new(comm, newcomm, INTER_OK)))
         return wbind_fail(comm, cls, "MPI_Comm_create");
     if (!group)
         return wbind_fail(comm, MPI_ERR_GROUP, "MPI_Comm_create");
@@ -272,7 +277,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
     int cls, err;
 
     WMPI_NEED_INIT("MPI_Comm_create_group");
-    if ((cls = check_new(comm, newcomm, 1)))
+    if ((cls = check_new(comm, newcomm, INTER_UNSUPPORTED)))
         return wbind_fail(comm, cls, "MPI_Comm_create_group");
     if (!group)
         return wbind_fail(comm, MPI_ERR_GROUP, "MPI_Comm_create_group");

@@ -1,6 +1,7 @@
 /* Making intracommunicators from one: MPI_Comm_dup (and _with_info),
  * MPI_Comm_split, MPI_Comm_split_type(MPI_COMM_TYPE_SHARED),
- * MPI_Comm_create and MPI_Comm_create_group.
+ * MPI_Comm_create and MPI_Comm_create_group (of an intercommunicator,
+ * dup, split and create hand over to intercomm.c and intercomm_split.c).
  *
  * Design: every constructor is "decide the members, agree on a context
  * id, build": the members come from data every rank already has (dup,
@@ -131,7 +132,7 @@ int wmpi_comm_split(wmpi_comm *c, int color, int key, wmpi_comm **out)
 
     *out = NULL;
     if (c->remote)
-        return WEFT_EINVAL;
+        return wmpi_intercomm_split(c, color, key, out);
     all = malloc((size_t)c->size * 2 * sizeof *all);
     if (!all)
         return WEFT_ENOMEM;
@@ -191,7 +192,7 @@ int wmpi_comm_create(wmpi_comm *c, wmpi_group *g, wmpi_comm **out)
 {
     *out = NULL;
     if (c->remote)
-        return WEFT_EINVAL;
+        return wmpi_intercomm_create_from(c, g, out);
     for (int i = 0; i < g->size; i++)
         if (wmpi_group_rank_of(c->group, g->world[i]) == WMPI_UNDEFINED)
             return WEFT_EINVAL;

@@ -189,10 +189,9 @@ static link leaders(const wmpi_coll_call *k)
     return (link){ k->c, k->ctx, 0, wmpi_coll_tag(k, 0) };
 }
 
-int wmpi_intercomm_dup_bare(const wmpi_coll_call *k, uint64_t key,
-                            wmpi_comm **out)
+int wmpi_intercomm_make(const wmpi_coll_call *k, uint64_t key, wmpi_group *lg,
+                        wmpi_group *rg, wmpi_comm **out)
 {
-    wmpi_comm *inter = k->c;
     link l = leaders(k);
     wmpi_ctx_bridge b = { and_remote, &l, 0 };
     wmpi_coll_call kl = wmpi_coll_local(k);
@@ -203,10 +202,17 @@ int wmpi_intercomm_dup_bare(const wmpi_coll_call *k, uint64_t key,
     err = wmpi_ctx_alloc_in(&kl, 2, &b, key, &ctx);
     if (err)
         return err;
-    err = build_inter(inter->group, inter->remote, ctx, out);
-    if (err)
+    if (lg && rg)
+        err = build_inter(lg, rg, ctx, out);
+    if (!*out) /* not a member, or no memory: give the ids back */
         wmpi_ctx_free(ctx, 2);
     return err;
+}
+
+int wmpi_intercomm_dup_bare(const wmpi_coll_call *k, uint64_t key,
+                            wmpi_comm **out)
+{
+    return wmpi_intercomm_make(k, key, k->c->group, k->c->remote, out);
 }
 
 int wmpi_intercomm_dup(wmpi_comm *inter, struct wmpi_info *info,

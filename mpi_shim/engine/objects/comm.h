@@ -314,6 +314,19 @@ int wmpi_intercomm_create(wmpi_comm *local, int local_leader, wmpi_comm *peer,
 /* MPI_Comm_dup of an intercommunicator: collective over both groups. */
 int wmpi_intercomm_dup(wmpi_comm *inter, struct wmpi_info *info,
                        wmpi_comm **out);
+/* A new intercommunicator of groups lg (ours) and rg over k->c's
+ * members: all of both groups vote on its ids, under the call k took on
+ * k->c; a rank passing lg or rg NULL takes part and gets *out NULL.
+ * `key` as wmpi_ctx_alloc_in's, over the local group. */
+int wmpi_intercomm_make(const struct wmpi_coll_call *k, uint64_t key,
+                        struct wmpi_group *lg, struct wmpi_group *rg,
+                        wmpi_comm **out);
+/* MPI_Comm_split (and MPI_Comm_create, as a split by membership) of an
+ * intercommunicator (create/intercomm_split.c): collective over both
+ * groups; *out NULL where MPI gives MPI_COMM_NULL (colour undefined, or
+ * no rank of that colour in the other group). */
+int wmpi_intercomm_split(wmpi_comm *inter, int color, int key, wmpi_comm **out);
+int wmpi_intercomm_create_from(wmpi_comm *inter, wmpi_group *g, wmpi_comm **out);
 /* The bare new intercommunicator of a dup of k->c (no attributes, no
  * info), under the call k took on it (coll_impl.h); `key` as
  * wmpi_ctx_alloc_in's, over the local group. Collective over both groups. */
