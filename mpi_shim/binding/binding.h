@@ -30,6 +30,13 @@
 #define WMPI_STR(x) WMPI_STR_(x)
 #define WMPI_ALIAS(name) _Pragma(WMPI_STR(weak MPI_##name = PMPI_##name))
 
+/* A binding that refuses one kind of communicator with
+ * MPI_ERR_UNSUPPORTED_OPERATION declares it beside its code, at file scope:
+ *   WMPI_UNSUPPORTED_ON(Comm_split_type, "intercommunicators");
+ * mpi_shim/api/gen_stubs.cmake reads these into the table mpirun
+ * --list-unsupported prints; the compiler sees nothing. */
+#define WMPI_UNSUPPORTED_ON(name, kind) _Static_assert(1, "MPI_" #name " on " kind)
+
 /* ------------------------------------------------------------ errors */
 
 enum { WMPI_ERRH_FATAL = 1, WMPI_ERRH_RETURN = 2, WMPI_ERRH_USER = 3 };

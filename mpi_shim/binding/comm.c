@@ -252,6 +252,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                 &nc, newcomm, "MPI_Comm_split_type");
 }
 WMPI_ALIAS(Comm_split_type)
+WMPI_UNSUPPORTED_ON(Comm_split_type, "intercommunicators");
 
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
@@ -289,6 +290,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
     return made(comm, err, &nc, newcomm, "MPI_Comm_create_group");
 }
 WMPI_ALIAS(Comm_create_group)
+WMPI_UNSUPPORTED_ON(Comm_create_group, "intercommunicators");
 
 /* ----------------------------------------------------------------- free */
 

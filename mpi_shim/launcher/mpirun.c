@@ -146,15 +146,20 @@ static int add_x(struct wl_opts *o, const char *x)
 }
 
 /* --list-unsupported: the MPI functions whose binding is a generated stub
- * (mpi_shim/api/gen_stubs.cmake writes the table), one a line, then a count. */
+ * (mpi_shim/api/gen_stubs.cmake writes the table), one a line, then those
+ * that refuse a kind of communicator ("MPI_X on intercommunicators"),
+ * then the counts. */
 static void list_unsupported(void)
 {
 #ifdef WL_HAVE_API_TABLE
     for (int i = 0; i < WMPI_API_COUNT; i++)
         if (!wmpi_api_table[i].implemented)
             printf("%s\n", wmpi_api_table[i].name);
-    printf("%d of %d MPI functions are not supported by Weft yet\n",
-           WMPI_API_UNSUPPORTED_COUNT, WMPI_API_COUNT);
+    for (int i = 0; i < WMPI_API_PARTIAL_COUNT; i++)
+        printf("%s on %s\n", wmpi_api_partial[i].name, wmpi_api_partial[i].kind);
+    printf("%d of %d MPI functions are not supported by Weft yet, "
+           "%d more not on every kind of communicator\n",
+           WMPI_API_UNSUPPORTED_COUNT, WMPI_API_COUNT, WMPI_API_PARTIAL_COUNT);
 #else
     printf("this mpirun was built without the MPI library: no list\n");
 #endif
