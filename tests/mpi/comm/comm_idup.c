@@ -5,8 +5,9 @@
  * after them, completed in an order that differs by rank; each new
  * communicator is congruent to its parent, carries the attribute the
  * parent had at the call, and keeps its traffic apart from the others'.
- * Then the same for an intercommunicator of the two halves of world (by
- * rank parity; needs two ranks or more for that part).
+ * Then an idup of an intercommunicator of the two halves of world (by
+ * rank parity) beside an Ibarrier and an Iallreduce on it (needs two
+ * ranks or more for that part).
  */
 #include <stdlib.h>
 
@@ -104,7 +105,8 @@ static void many_beside_collectives(MPI_Comm parent, int key)
     MPI_OK(MPI_Comm_free(&bdup));
 }
 
-/* idup of an intercommunicator: same groups, its own traffic. */
+/* idup of an intercommunicator beside collectives on it: same groups,
+ * its own traffic. */
 static void inter_idup(void)
 {
     MPI_Comm half, inter, nc;
@@ -113,8 +115,20 @@ static void inter_idup(void)
 
     MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, me, rank, &half));
     MPI_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - me, 42, &inter));
-    MPI_OK(MPI_Comm_idup(inter, &nc, &r));
+    /* beside an Ibarrier and an Iallreduce on the parent, started after
+     * it and completed before it */
+    MPI_Request q3[3];
+    int one = rank, sum = -1, want = 0;
+    MPI_OK(MPI_Comm_idup(inter, &nc, &q3[0]));
+    MPI_OK(MPI_Ibarrier(inter, &q3[1]));
+    MPI_OK(MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, inter, &q3[2]));
+    MPI_OK(MPI_Wait(&q3[2], MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Wait(&q3[1], MPI_STATUS_IGNORE));
+    r = q3[0];
     MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    for (int w = 1 - me; w < size; w += 2)
+        want += w;
+    CHECK(sum == want, "iallreduce beside the idup: %d, want %d", sum, want);
     MPI_OK(MPI_Comm_test_inter(nc, &res));
     CHECK(res, "idup of an intercommunicator is not one");
     MPI_OK(MPI_Comm_remote_size(inter, &rs));
