@@ -11,9 +11,10 @@
  * then used and checked: an allreduce whose sum depends on the thread and
  * the round, and a ring exchange whose messages name them, so two
  * communicators that shared a context id would cross their traffic.
- * COMM_MAKE=split or =create makes the threads' communicators (congruent
- * to their parents) by MPI_Comm_split or MPI_Comm_create instead, which
- * vote on context ids the same way.
+ * COMM_MAKE=split, =create or =idup makes the threads' communicators
+ * (congruent to their parents) by MPI_Comm_split, MPI_Comm_create or
+ * MPI_Comm_idup and MPI_Wait instead, which vote on context ids the same
+ * way (idup from a thread of its own).
  */
 #include <pthread.h>
 
@@ -23,7 +24,7 @@
 #define ROUNDS 150
 
 static int rank, size;
-static const char *how; /* COMM_MAKE: dup (default), split or create */
+static const char *how; /* COMM_MAKE: dup (default), idup, split or create */
 static MPI_Comm base[THREADS];
 static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -72,6 +73,10 @@ static void make(int t, MPI_Comm *c)
 
     if (!how || strcmp(how, "dup") == 0) {
         MPI_OK(MPI_Comm_dup(base[t], c));
+    } else if (strcmp(how, "idup") == 0) {
+        MPI_Request r;
+        MPI_OK(MPI_Comm_idup(base[t], c, &r));
+        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     } else if (strcmp(how, "split") == 0) {
         MPI_OK(MPI_Comm_split(base[t], 1, rank, c));
     } else {
@@ -111,8 +116,8 @@ int main(int argc, char **argv)
         return 0;
     }
     how = getenv("COMM_MAKE");
-    CHECK(!how || !strcmp(how, "dup") || !strcmp(how, "split") ||
-              !strcmp(how, "create"),
+    CHECK(!how || !strcmp(how, "dup") || !strcmp(how, "idup") ||
+              !strcmp(how, "split") || !strcmp(how, "create"),
           "COMM_MAKE=%s", how);
     for (int t = 0; t < THREADS; t++)
         MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &base[t]));
