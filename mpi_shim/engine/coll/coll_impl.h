@@ -59,10 +59,10 @@ int wmpi_coll_barrier_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_bcast_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_reduce_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
 int wmpi_coll_allreduce_run(const wmpi_coll_call *k, const wmpi_coll_args *a);
-/* The blocking barrier, bcast, reduce and allreduce through shared
- * memory where c's ranks all share this host (coll_shm.c): the call's
- * result, or WMPI_COLL_SHM_DECLINED if it must run its message schedule
- * (every member declines alike). Blocks: the caller. */
+/* The blocking barrier, bcast, reduce, allreduce, allgather and alltoall
+ * through shared memory where c's ranks all share this host (coll_shm.c):
+ * the call's result, or WMPI_COLL_SHM_DECLINED if it must run its message
+ * schedule (every member declines alike). Blocks: the caller. */
 #define WMPI_COLL_SHM_DECLINED 1
 int wmpi_coll_shm_run(int kind, const wmpi_coll_call *k, const wmpi_coll_args *a);
 /* MPI_Finalize, before the segments go: forget every slot's users. */

@@ -1,7 +1,8 @@
-/* Blocking barrier, broadcast, reduce and allreduce through shared
- * memory, for communicators whose ranks all share this host: each member
- * publishes its part in its own collective slot (transport/shm_slots.h)
- * and reads the others' where they lie, instead of sending messages.
+/* Blocking barrier, broadcast, reduce, allreduce, allgather and alltoall
+ * through shared memory, for communicators whose ranks all share this
+ * host: each member publishes its part in its own collective slot
+ * (transport/shm_slots.h) and reads the others' where they lie, instead
+ * of sending messages.
  *
  * Design (Open MPI's coll/sm and MPICH's release/gather collectives work
  * alike). A slot's counters only grow: collective number n on the
@@ -20,7 +21,11 @@
  *              the reducing ranks wait for everyone and combine the data
  *              areas in rank order from the highest down (one order on
  *              every rank: allreduce gives bit-identical results, and a
- *              non-commutative op the rank-order result).
+ *              non-commutative op the rank-order result);
+ *   allgather, every member waits until the others are done with n - 1,
+ *   alltoall   packs its block (alltoall: its block for each member, in
+ *              member order) into its data area and arrives, waits for
+ *              everyone, and unpacks its block from each.
  * A wait checks the counters in the calling thread for a few rounds, then
  * hands itself to the I/O server like any MPI wait (wmpi_block): it polls
  * while a worker spins and sleeps on the doorbell otherwise, which every
@@ -31,7 +36,8 @@
  * message schedule in a thread of its own, coll_run.c, and may overlap
  * others on the communicator, which one slot cannot serve); intra-
  * communicators with ctx / 2 below WMPI_SHM_SLOTS; up to
- * WMPI_SHM_SLOT_DATA bytes; reductions on a contiguous datatype (every
+ * WMPI_SHM_SLOT_DATA bytes per member's data area (alltoall: all its
+ * blocks together); reductions on a contiguous datatype (every
  * member passes the same one, so all decide alike). The first such call
  * on a communicator has the members trade their bases and whether they
  * reach every other member through shared memory (a message all-gather);
@@ -337,18 +343,83 @@ static int reduce(const slot_use *u, uint64_t n, const wmpi_coll_args *a, size_t
     return err;
 }
 
+/* ------------------------------------------------- allgather, alltoall */
+
+/* Pack `count` elements of dt at buf into dst; WEFT_EINVAL if it fails. */
+static int pack_into(void *dst, const wmpi_datatype *dt, int64_t count, const void *buf)
+{
+    return wmpi_datatype_pack(dt, count, buf, dst) < 0 ? WEFT_EINVAL : 0;
+}
+
+static int unpack_from(const void *src, const wmpi_datatype *dt, int64_t count, void *buf)
+{
+    return wmpi_datatype_unpack(dt, count, src, buf) < 0 ? WEFT_EINVAL : 0;
+}
+
+/* Block j of a buffer of blocks of `count` elements of dt. */
+static void *block(const void *buf, int j, int64_t count, const wmpi_datatype *dt)
+{
+    return wmpi_coll_at(buf, (int64_t)j * count, dt);
+}
+
+/* This rank's part into its data area: its block (allgather), or its
+ * block for each member j at j * blk (alltoall). In place, the blocks are
+ * in rbuf, laid out as received. */
+static int put_blocks(const slot_use *u, int kind, const wmpi_coll_args *a, size_t blk)
+{
+    unsigned char *mine = u->s[u->me]->data;
+    int in_place = a->sbuf == WMPI_IN_PLACE, err = 0;
+
+    if (kind == WMPI_COLL_ALLGATHER)
+        return in_place ? pack_into(mine, a->rdt, a->rcount, block(a->rbuf, u->me, a->rcount, a->rdt))
+                        : pack_into(mine, a->sdt, a->scount, a->sbuf);
+    for (int j = 0; j < u->n && !err; j++)
+        err = in_place ? pack_into(mine + j * blk, a->rdt, a->rcount, block(a->rbuf, j, a->rcount, a->rdt))
+                       : pack_into(mine + j * blk, a->sdt, a->scount, block(a->sbuf, j, a->scount, a->sdt));
+    return err;
+}
+
+/* Every member's block for this rank into rbuf, block i from member i. */
+static int take_blocks(const slot_use *u, int kind, const wmpi_coll_args *a, size_t blk)
+{
+    size_t at = kind == WMPI_COLL_ALLGATHER ? 0 : (size_t)u->me * blk;
+    int err = 0;
+
+    for (int i = 0; i < u->n && !err; i++)
+        if (i != u->me || a->sbuf != WMPI_IN_PLACE || kind != WMPI_COLL_ALLGATHER)
+            err = unpack_from(u->s[i]->data + at, a->rdt, a->rcount,
+                              block(a->rbuf, i, a->rcount, a->rdt));
+    return err;
+}
+
+/* Allgather and alltoall: every member publishes its blocks, then reads
+ * its own from everyone. blk: bytes of one block. */
+static int exchange(const slot_use *u, uint64_t n, int kind, const wmpi_coll_args *a, size_t blk)
+{
+    int err = wait_for(u, DONE, n - 1, -1);
+
+    if (!err && blk)
+        err = put_blocks(u, kind, a, blk);
+    store(u, n, 1, 0);
+    if (!err)
+        err = wait_for(u, ARRIVE, n, -1);
+    if (!err && blk)
+        err = take_blocks(u, kind, a, blk);
+    store(u, n, 0, 1);
+    return err;
+}
+
 /* count elements of dt if they fit a slot's data area, else -1. */
 static int64_t fits(int64_t count, const wmpi_datatype *dt)
 {
-    uint64_t bytes = (uint64_t)dt->size * (uint64_t)count;
-
-    return count >= 0 && dt->size <= WMPI_SHM_SLOT_DATA && bytes <= WMPI_SHM_SLOT_DATA
-               ? (int64_t)bytes : -1;
+    if (count < 0 || (dt->size && (uint64_t)count > WMPI_SHM_SLOT_DATA / dt->size))
+        return -1;
+    return count * (int64_t)dt->size;
 }
 
 /* Bytes the call moves through a slot, or -1 if it keeps its message
  * schedule; every member computes the same. */
-static int64_t slot_bytes(int kind, const wmpi_coll_args *a)
+static int64_t slot_bytes(int kind, const wmpi_coll_args *a, int size)
 {
     switch (kind) {
     case WMPI_COLL_BARRIER:
@@ -358,6 +429,10 @@ static int64_t slot_bytes(int kind, const wmpi_coll_args *a)
     case WMPI_COLL_REDUCE:
     case WMPI_COLL_ALLREDUCE:
         return wmpi_datatype_is_contig(a->dt) ? fits(a->count, a->dt) : -1;
+    case WMPI_COLL_ALLGATHER:
+        return fits(a->rcount, a->rdt);
+    case WMPI_COLL_ALLTOALL:
+        return fits((int64_t)a->rcount * size, a->rdt);
     default:
         return -1;
     }
@@ -365,7 +440,7 @@ static int64_t slot_bytes(int kind, const wmpi_coll_args *a)
 
 int wmpi_coll_shm_run(int kind, const wmpi_coll_call *k, const wmpi_coll_args *a)
 {
-    int64_t bytes = slot_bytes(kind, a);
+    int64_t bytes = slot_bytes(kind, a, k->size);
     int err;
 
     if (bytes < 0)
@@ -381,7 +456,11 @@ int wmpi_coll_shm_run(int kind, const wmpi_coll_call *k, const wmpi_coll_args *a
         return bcast(u, n, a);
     case WMPI_COLL_REDUCE:
         return reduce(u, n, a, (size_t)bytes, a->root);
-    default:
+    case WMPI_COLL_ALLREDUCE:
         return reduce(u, n, a, (size_t)bytes, -1);
+    case WMPI_COLL_ALLGATHER:
+        return exchange(u, n, kind, a, (size_t)bytes);
+    default:
+        return exchange(u, n, kind, a, (size_t)bytes / (size_t)k->size);
     }
 }

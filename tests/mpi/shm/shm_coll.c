@@ -1,9 +1,9 @@
 /* Blocking collectives between the ranks of one host (barrier, bcast,
- * reduce, allreduce: the ones Weft runs through shared-memory slots up to
- * a few KiB, and through messages beyond):
+ * reduce, allreduce, allgather, alltoall: the ones Weft runs through
+ * shared-memory slots up to a few KiB, and through messages beyond):
  *
  *   shapes   every size from 0 B across the slot's 4 KiB edge, every root,
- *            in place or not, a non-contiguous broadcast type, a
+ *            in place or not, non-contiguous broadcast and gather types, a
  *            non-commutative user op (rank order), and allreduce results
  *            bit-identical on every rank (doubles);
  *   barrier  no rank leaves before every rank arrived: each rank adds one
@@ -178,6 +178,61 @@ static void check_identical(int n)
     free(all);
 }
 
+/* Rank q's byte i of block j (alltoall: sent to rank j). */
+static unsigned char gbyte(int q, int j, int i)
+{
+    return (unsigned char)(q * 31 + j * 7 + i);
+}
+
+/* Allgather and alltoall of `bytes` per block, plain and in place, and
+ * an allgather received through a strided type (every other int). */
+static void check_gathers(int bytes)
+{
+    size_t total = (size_t)bytes * (size_t)size;
+    unsigned char *s = malloc(total + 1), *r = malloc(total + 1);
+    int *strided = malloc((2 * total / 4 + 1) * sizeof(int)), ints = bytes / 4;
+    MPI_Datatype vec, every_other;
+
+    CHECK(s && r && strided, "out of memory");
+    for (int in_place = 0; in_place < 2; in_place++) {
+        memset(r, 0xee, total);
+        for (int i = 0; i < bytes; i++)
+            (in_place ? r + (size_t)rank * (size_t)bytes : s)[i] = gbyte(rank, 0, i);
+        MPI_OK(MPI_Allgather(in_place ? MPI_IN_PLACE : s, bytes, MPI_BYTE, r, bytes, MPI_BYTE,
+                             MPI_COMM_WORLD));
+        for (int q = 0; q < size; q++)
+            for (int i = 0; i < bytes; i++)
+                CHECK(r[(size_t)q * (size_t)bytes + (size_t)i] == gbyte(q, 0, i),
+                      "allgather of %d B (in place %d): block %d byte %d", bytes, in_place, q, i);
+        for (int j = 0; j < size; j++)
+            for (int i = 0; i < bytes; i++)
+                (in_place ? r : s)[(size_t)j * (size_t)bytes + (size_t)i] = gbyte(rank, j, i);
+        MPI_OK(MPI_Alltoall(in_place ? MPI_IN_PLACE : s, bytes, MPI_BYTE, r, bytes, MPI_BYTE,
+                            MPI_COMM_WORLD));
+        for (int q = 0; q < size; q++)
+            for (int i = 0; i < bytes; i++)
+                CHECK(r[(size_t)q * (size_t)bytes + (size_t)i] == gbyte(q, rank, i),
+                      "alltoall of %d B (in place %d): block %d byte %d", bytes, in_place, q, i);
+    }
+    MPI_OK(MPI_Type_vector(ints, 1, 2, MPI_INT, &vec));
+    MPI_OK(MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * ints * (int)sizeof(int)), &every_other));
+    MPI_OK(MPI_Type_free(&vec));
+    MPI_OK(MPI_Type_commit(&every_other));
+    for (int i = 0; i < ints; i++)
+        ((int *)s)[i] = rank * 10000 + i;
+    for (int i = 0; i < 2 * ints * size; i++)
+        strided[i] = -1;
+    MPI_OK(MPI_Allgather(s, ints, MPI_INT, strided, 1, every_other, MPI_COMM_WORLD));
+    for (int q = 0; q < size; q++)
+        for (int i = 0; i < 2 * ints; i++)
+            CHECK(strided[q * 2 * ints + i] == (i % 2 ? -1 : q * 10000 + i / 2),
+                  "strided allgather of %d ints: block %d element %d", ints, q, i);
+    MPI_OK(MPI_Type_free(&every_other));
+    free(s);
+    free(r);
+    free(strided);
+}
+
 static void shapes(void)
 {
     for (int k = 0; k < NSIZES; k++) {
@@ -189,6 +244,7 @@ static void shapes(void)
         check_bcast_strided(bytes / 8, size - 1);
         check_rank_order(bytes / (int)sizeof(mat2));
         check_identical(bytes / 8);
+        check_gathers(bytes / size);
     }
 }
 
