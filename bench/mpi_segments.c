@@ -17,10 +17,12 @@
  *
  * Weft's formula. mpi_shim/transport/shm.h, wmpi_shm_segment_bytes(): a
  * segment is a control block (struct shm_ctl: a 64-byte line of sizes, a
- * line for the sleep flag) and one ring per local rank, each a 128-byte
- * header (struct shm_ring: the producer's line, the consumer's line) and
- * the ring's bytes:
- *   nlocal x (ring + 128 B) + 128 B.
+ * line for the sleep flag, a line counting collective announcements), one
+ * ring per local rank, each a 128-byte header (struct shm_ring: the
+ * producer's line, the consumer's line) and the ring's bytes, and 32
+ * collective slots of 4224 B (transport/shm_slots.h: two counter lines
+ * and 4 KiB of data):
+ *   nlocal x (ring + 128 B) + 192 B + 132 KiB.
  * The ring's size is read from the running job, in the segment's first
  * line (shm_ctl: magic "WSM1", nslots, ring_bytes); bench/ may not
  * include mpi_shim's headers, so that layout is repeated here, checked by
@@ -37,7 +39,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define WEFT_CTL_BYTES  128LL          /* struct shm_ctl */
+#define WEFT_CTL_BYTES  192LL          /* struct shm_ctl */
+#define WEFT_SLOTS_BYTES (32LL * 4224) /* WMPI_SHM_SLOTS x wmpi_shm_slot */
 #define WEFT_RING_HEAD  128LL          /* struct shm_ring, without data */
 #define WEFT_RING_BYTES (256LL * 1024) /* RING_BYTES in shm.c */
 #define WEFT_SHM_MAGIC  0x57534d31u    /* SHM_MAGIC in shm.h: "WSM1" */
@@ -143,7 +146,7 @@ void ms_emit(FILE *f, const char *variant, int np)
 long long ms_weft_formula(int nlocal, long long ring)
 {
     return (long long)nlocal * ((ring > 0 ? ring : WEFT_RING_BYTES) +
-                                WEFT_RING_HEAD) + WEFT_CTL_BYTES;
+                                WEFT_RING_HEAD) + WEFT_CTL_BYTES + WEFT_SLOTS_BYTES;
 }
 
 int ms_parse(const char *line, ms_table *t)
@@ -170,13 +173,14 @@ static long long page_round(long long bytes)
     return (bytes + page - 1) / page * page;
 }
 
-/* "matches n x (ring + 128 B) + 128 B = X B" for a Weft entry, in buf. */
+/* "matches n x (ring + 128 B) + 192 B + 132 KiB = X B" for a Weft entry,
+ * in buf. */
 static const char *versus_formula(char *buf, size_t size, const ms_entry *e)
 {
     long long ring = e->ring > 0 ? e->ring : WEFT_RING_BYTES;
     long long want = ms_weft_formula(e->np, ring);
     long long cmp = e->exact ? want : page_round(want);
-    snprintf(buf, size, "%s %d x (%lld KiB + 128 B) + 128 B = %lld B%s%s",
+    snprintf(buf, size, "%s %d x (%lld KiB + 128 B) + 192 B + 132 KiB = %lld B%s%s",
              e->bytes == cmp ? "matches" : "DIFFERS from", e->np, ring / 1024,
              want, e->exact ? "" : ", in whole pages",
              e->ring > 0 ? "" : " (ring size assumed, not read)");
@@ -229,8 +233,9 @@ void ms_print(const ms_table *t, const char *const *order, int norder,
     }
     fprintf(f, "  (Weft's formula: mpi_shim/transport/shm.h "
             "wmpi_shm_segment_bytes, nlocal x (ring + 128 B of indexes) + "
-            "128 B, the ring's size read from the segment's header; Open "
-            "MPI 4.1's vader: btl_vader_segment_size, 4 MiB by default)\n");
+            "192 B of control + 132 KiB of collective slots, the ring's size "
+            "read from the segment's header; Open MPI 4.1's vader: "
+            "btl_vader_segment_size, 4 MiB by default)\n");
     if (t->varied)
         fprintf(f, "  (!) launches of one variant and job size mapped "
                 "different segments: the first is shown\n");

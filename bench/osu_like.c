@@ -37,7 +37,7 @@
  *
  * Shared memory: each MPI job's rank 0 reports the segments it has mapped
  * (mpi_segments.c); the report prints one rank's segment per variant
- * beside Weft's formula, nlocal x (128 KiB + 128 B) + 128 B.
+ * beside Weft's formula (mpi_segments.c).
  *
  * Order: for each kind (latency, bw, bibw, mt_latency) each variant runs
  * OL_LAUNCHES times (once with --quick), as one MPI job (or one raw peer)
