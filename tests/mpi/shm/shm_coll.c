@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mpi_test_util.h"
+#include "../coll/coll_test.h"
 #include "shm_util.h"
 
 #define BARRIER_ROUNDS 200
@@ -110,54 +110,18 @@ static void check_sums(int n, int root, int in_place)
               "reduce of %d ints to %d: element %d is %d", n, root, i, r[i]);
 }
 
-/* inout = in * inout for 2x2 unsigned matrices: not commutative. */
-typedef struct mat2 {
-    unsigned m[4];
-} mat2;
-
-static mat2 mat_of(int r, int i)
-{
-    mat2 a = { { (unsigned)(r + 2), (unsigned)(i + 1), (unsigned)(r * 3 + 1), (unsigned)(i % 5 + r) } };
-    return a;
-}
-
-static mat2 mat_mul(mat2 a, mat2 b)
-{
-    mat2 c = { { a.m[0] * b.m[0] + a.m[1] * b.m[2], a.m[0] * b.m[1] + a.m[1] * b.m[3],
-                 a.m[2] * b.m[0] + a.m[3] * b.m[2], a.m[2] * b.m[1] + a.m[3] * b.m[3] } };
-    return c;
-}
-
-static void mat_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    mat2 *a = in, *b = inout;
-
-    (void)dt;
-    for (int i = 0; i < *len; i++)
-        b[i] = mat_mul(a[i], b[i]);
-}
-
 static void check_rank_order(int n)
 {
     mat2 s[MAX_BYTES / sizeof(mat2)], r[MAX_BYTES / sizeof(mat2)];
-    MPI_Datatype mt;
-    MPI_Op op;
 
-    MPI_OK(MPI_Type_contiguous(4, MPI_UNSIGNED, &mt));
-    MPI_OK(MPI_Type_commit(&mt));
-    MPI_OK(MPI_Op_create(mat_fn, 0, &op));
+    mat_setup();
     for (int i = 0; i < n; i++)
-        s[i] = mat_of(rank, i);
-    MPI_OK(MPI_Allreduce(s, r, n, mt, op, MPI_COMM_WORLD));
-    for (int i = 0; i < n; i++) {
-        mat2 want = mat_of(0, i);
-        for (int q = 1; q < size; q++)
-            want = mat_mul(want, mat_of(q, i));
-        CHECK(memcmp(&want, &r[i], sizeof want) == 0,
+        s[i] = mat_of(rank, i, n);
+    MPI_OK(MPI_Allreduce(s, r, n, mat_type, mat_op, MPI_COMM_WORLD));
+    for (int i = 0; i < n; i++)
+        CHECK(mat_eq(mat_range(0, size, i, n), r[i]),
               "non-commutative allreduce of %d: element %d not in rank order", n, i);
-    }
-    MPI_OK(MPI_Op_free(&op));
-    MPI_OK(MPI_Type_free(&mt));
+    mat_teardown();
 }
 
 /* Sums of doubles whose rounding depends on the order: every rank must
