@@ -232,7 +232,7 @@ static int agree(slot_use *u, const wmpi_coll_call *k, int ok)
         u->base[i] = cards[2 * i + 1];
     }
     free(cards);
-    u->off = !ok;
+    u->off = err || !ok;
     return err;
 }
 
