@@ -101,27 +101,38 @@ static int by_key_then_rank(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+int wmpi_split_members(const int *table, int n, int color, const int *world, int *out)
+{
+    member *m = malloc((size_t)(n > 0 ? n : 1) * sizeof *m);
+    int k = 0;
+
+    if (!m)
+        return WEFT_ENOMEM;
+    for (int r = 0; r < n; r++)
+        if (table[2 * r] == color)
+            m[k++] = (member){ table[2 * r + 1], r };
+    qsort(m, (size_t)k, sizeof *m, by_key_then_rank);
+    for (int i = 0; i < k; i++)
+        out[i] = world ? world[m[i].rank] : m[i].rank;
+    free(m);
+    return k;
+}
+
 /* The world ranks of colour `color` in new-rank order; *n = 0 for
  * WMPI_UNDEFINED. `all` holds every rank's (colour, key). */
 static int members_of(const wmpi_comm *c, const int *all, int color,
                       int **world, int *n)
 {
-    member *m = malloc((size_t)c->size * sizeof *m);
-    int k = 0;
-
+    *n = 0;
     *world = malloc((size_t)c->size * sizeof **world);
-    if (!m || !*world) {
-        free(m);
+    if (!*world)
         return WEFT_ENOMEM;
-    }
-    for (int r = 0; color != WMPI_UNDEFINED && r < c->size; r++)
-        if (all[2 * r] == color)
-            m[k++] = (member){ all[2 * r + 1], r };
-    qsort(m, (size_t)k, sizeof *m, by_key_then_rank);
-    for (int i = 0; i < k; i++)
-        (*world)[i] = wmpi_comm_world_rank(c, m[i].rank);
+    if (color == WMPI_UNDEFINED)
+        return 0;
+    int k = wmpi_split_members(all, c->size, color, c->world, *world);
+    if (k < 0)
+        return k;
     *n = k;
-    free(m);
     return 0;
 }
 

@@ -52,40 +52,16 @@ static int learn_tables(const wmpi_coll_call *k, const int me[2], int *mine,
     return err ? err : theirs[2 * rs] ? -ECONNABORTED : 0;
 }
 
-typedef struct member {
-    int key, rank;
-} member;
-
-static int by_key_then_rank(const void *a, const void *b)
-{
-    const member *x = a, *y = b;
-
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
 /* The group of colour `color` among the n ranks of table t (world ranks
  * from `world`), in key order; NULL if it has none. */
 static int group_of(const int *t, int n, int color, const int *world,
                     wmpi_group **out)
 {
-    member *m = malloc((size_t)n * sizeof *m);
-    int *w = malloc((size_t)n * sizeof *w), k = 0, err = 0;
+    int *w = malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
+    int k = w ? wmpi_split_members(t, n, color, world, w) : WEFT_ENOMEM;
 
     *out = NULL;
-    if (!m || !w)
-        err = WEFT_ENOMEM;
-    for (int r = 0; !err && r < n; r++)
-        if (t[2 * r] == color)
-            m[k++] = (member){ t[2 * r + 1], r };
-    if (!err && k > 0) {
-        qsort(m, (size_t)k, sizeof *m, by_key_then_rank);
-        for (int i = 0; i < k; i++)
-            w[i] = world[m[i].rank];
-        err = wmpi_group_new(k, w, out);
-    }
-    free(m);
+    int err = k < 0 ? k : k > 0 ? wmpi_group_new(k, w, out) : 0;
     free(w);
     return err;
 }

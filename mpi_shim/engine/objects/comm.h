@@ -321,6 +321,11 @@ int wmpi_intercomm_dup(wmpi_comm *inter, struct wmpi_info *info,
 int wmpi_intercomm_make(const struct wmpi_coll_call *k, uint64_t key,
                         struct wmpi_group *lg, struct wmpi_group *rg,
                         wmpi_comm **out);
+/* The split order (create/comm_create.c): the ranks r < n whose
+ * table[2r] is `color`, ordered by their key table[2r + 1], then by r,
+ * written to out[] as world[r] (r if world is NULL). Returns how many, or
+ * WEFT_ENOMEM. Never blocks. */
+int wmpi_split_members(const int *table, int n, int color, const int *world, int *out);
 /* MPI_Comm_split (and MPI_Comm_create, as a split by membership) of an
  * intercommunicator (create/intercomm_split.c): collective over both
  * groups; *out NULL where MPI gives MPI_COMM_NULL (colour undefined, or
