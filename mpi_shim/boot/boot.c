@@ -270,7 +270,8 @@ static int parse_env(wmpi_boot *b)
         env_int(WMPI_ENV_RANK, 0, b->size - 1, -1, &b->rank) ||
         env_int(WMPI_ENV_LOCAL_SIZE, 1, b->size, b->size, &b->local_size) ||
         env_int(WMPI_ENV_LOCAL_RANK, 0, b->local_size - 1, b->rank % b->local_size,
-                &b->local_rank))
+                &b->local_rank) ||
+        env_int(WMPI_ENV_APPNUM, 0, b->size - 1, 0, &b->appnum))
         return WEFT_EINVAL;
     const char *secret = getenv(WMPI_ENV_SECRET), *jobid = getenv(WMPI_ENV_JOBID);
     if (!secret || wmpi_hex_decode(secret, b->secret, WMPI_SECRET_LEN) != 0) {

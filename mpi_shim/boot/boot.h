@@ -15,6 +15,9 @@
  *                                     and size)
  *   WEFT_MPI_HOST                     the host name mpirun placed this rank
  *                                     on (for messages; not parsed here)
+ *   WEFT_MPI_APPNUM                   which program of an MPMD command line
+ *                                     (`a : b`) this rank runs, from 0
+ *                                     (optional; default 0)
  * and the rank keeps one control connection to the launcher for the
  * exchanges below, for abort, and to say it finalized cleanly. A program
  * started without WEFT_MPI_RANK (no launcher) runs as a singleton: rank 0
@@ -45,6 +48,9 @@ typedef struct wmpi_boot {
     uint8_t secret[WMPI_SECRET_LEN];   /* read-only */
     int local_rank;                    /* read-only: rank among this host's */
     int local_size;                    /* read-only: ranks on this host */
+    int appnum;                        /* read-only: MPI_APPNUM, the index of
+                                          this rank's program in an MPMD
+                                          launch; 0 otherwise */
     int control_fd;                    /* private: -1 when not connected */
     unsigned ctl_addrlen;              /* private: 0 when no launcher */
     unsigned char ctl_addr[128];       /* private: the control server's
