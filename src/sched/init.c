@@ -133,6 +133,7 @@ static void forget_runtime_in_child(void)
     wf_g.nready = wf_g.nready_bound = wf_g.nsleeping = wf_g.nthreads = 0;
     wf_g.shutdown = 0;
     wf_topology_forget();
+    wf_thread_registry_forget();
 }
 
 static void register_fork_handler(void)

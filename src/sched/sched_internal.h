@@ -32,6 +32,14 @@ enum {
     WF_T_FINISHED = 1u << 2, /* its context is gone; join may collect */
 };
 
+/* A descriptor's place in the thread registry (thread.c). It survives the
+ * reuse of a cached descriptor, so it stays the last field of the thread. */
+typedef struct wf_thread_link {
+    struct weft_thread *next, *prev; /* guarded by the shard's lock */
+    int shard;
+    int cached;               /* atomic: a free descriptor kept for reuse */
+} wf_thread_link;
+
 struct weft_thread {
     wf_ctx ctx;               /* saved registers while not running */
     void *san_fiber;          /* its ThreadSanitizer fiber (san.h); else NULL */
@@ -60,6 +68,7 @@ struct weft_thread {
     void *pre_arg, *post_arg;
     void *keys;               /* owned by the sync layer */
     char name[WF_NAME_MAX];
+    wf_thread_link reg;       /* last: thread_alloc clears what precedes it */
 };
 
 /* What the next context does for the previous one once its registers are
@@ -292,6 +301,11 @@ void wf_thread_free(wf_thread *t);
 void wf_thread_cache_drain(wf_worker *w);
 /* Give an unnamed thread its default name "ult-<id>". Signal-safe. */
 void wf_thread_fill_name(wf_thread *t);
+/* The thread registry: every descriptor, for debuggers (the gdb extension
+ * walks wf_thread_registry) and tests. count: the threads that exist
+ * (running, ready, blocked, or finished and not joined), main included. */
+int wf_thread_registry_count(void);
+void wf_thread_registry_forget(void); /* in a child of fork() */
 
 /* init.c */
 void wf_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -15,7 +15,18 @@
  * wf_g.nthreads counts threads that exist (running, blocked, or finished
  * but not joined), the main thread excluded; weft_fini() refuses to stop
  * while it is not zero.
+ *
+ * The registry. Nothing in the scheduler lists a blocked thread: it sits
+ * only in whatever wait structure it blocked on. So that a debugger can
+ * still find every thread (the gdb extension's `info weft-threads`), each
+ * descriptor is on one list of wf_thread_registry from its malloc to its
+ * free. The scheduler never reads the registry. Descriptors kept in a
+ * worker's cache stay listed, marked `cached`, so that the common creation
+ * (served from the cache) costs one relaxed store more and no lock; only
+ * malloc and free take a shard lock. Shards, picked by the allocating
+ * worker, keep workers that create at once off each other's lock.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +71,63 @@ void wf_thread_fill_name(wf_thread *t)
     *p = '\0';
 }
 
+/* ------------------------------------------------------ thread registry */
+
+#define REG_SHARDS 8
+
+/* Non-static and named for the debugger, which walks the heads. */
+struct wf_thread_shard {
+    int lock;
+    wf_thread *head;
+} __attribute__((aligned(64))) wf_thread_registry[REG_SHARDS];
+
+static void reg_add(wf_thread *t)
+{
+    wf_worker *w = wf_worker_self();
+    struct wf_thread_shard *s = &wf_thread_registry[w ? w->index % REG_SHARDS : 0];
+    t->reg.shard = (int)(s - wf_thread_registry);
+    wf_lock(&s->lock);
+    t->reg.prev = NULL;
+    t->reg.next = s->head;
+    if (s->head)
+        s->head->reg.prev = t;
+    s->head = t;
+    wf_unlock(&s->lock);
+}
+
+static void reg_remove(wf_thread *t)
+{
+    struct wf_thread_shard *s = &wf_thread_registry[t->reg.shard];
+    wf_lock(&s->lock);
+    if (t->reg.prev)
+        t->reg.prev->reg.next = t->reg.next;
+    else
+        s->head = t->reg.next;
+    if (t->reg.next)
+        t->reg.next->reg.prev = t->reg.prev;
+    wf_unlock(&s->lock);
+}
+
+int wf_thread_registry_count(void)
+{
+    int n = 0;
+    for (int i = 0; i < REG_SHARDS; i++) {
+        struct wf_thread_shard *s = &wf_thread_registry[i];
+        wf_lock(&s->lock);
+        for (wf_thread *t = s->head; t; t = t->reg.next)
+            n += !__atomic_load_n(&t->reg.cached, __ATOMIC_RELAXED);
+        wf_unlock(&s->lock);
+    }
+    return n;
+}
+
+/* The listed descriptors belonged to threads that are gone in the child,
+ * and a shard lock may have been held by one of them. */
+void wf_thread_registry_forget(void)
+{
+    memset(wf_thread_registry, 0, sizeof wf_thread_registry);
+}
+
 /* ----------------------------------------------- descriptor cache
  * A finished thread's descriptor and default-size stack are kept on the
  * worker that freed it (up to TCACHE_MAX), and the next creation on that
@@ -91,6 +159,7 @@ static int cache_put(wf_thread *t)
     wf_rt_enter_w(w);
     int kept = w->tcache_len < TCACHE_MAX;
     if (kept) {
+        __atomic_store_n(&t->reg.cached, 1, __ATOMIC_RELAXED);
         wf_stack_forget_frames(&t->stack);
         t->rq_next = w->tcache;
         w->tcache = t;
@@ -105,20 +174,24 @@ void wf_thread_cache_drain(wf_worker *w)
     while (w->tcache) {
         wf_thread *t = w->tcache;
         w->tcache = t->rq_next;
+        reg_remove(t);
         wf_stack_free(&t->stack);
         free(t);
     }
     w->tcache_len = 0;
 }
 
-/* A descriptor with a stack of `stack_size` usable bytes, all else zero. */
+/* A registered descriptor with a stack of `stack_size` usable bytes, all
+ * else zero. The registry link is never cleared by a plain store: a
+ * debugger or wf_thread_registry_count may be walking it. */
 static wf_thread *thread_alloc(size_t stack_size)
 {
     wf_thread *t = stack_size == wf_stack_default_size() ? cache_take() : NULL;
     if (t) {
         wf_stack stack = t->stack;
-        memset(t, 0, sizeof *t);
+        memset(t, 0, offsetof(wf_thread, reg));
         t->stack = stack;
+        __atomic_store_n(&t->reg.cached, 0, __ATOMIC_RELAXED);
         return t;
     }
     t = malloc(sizeof *t);
@@ -129,6 +202,7 @@ static wf_thread *thread_alloc(size_t stack_size)
         free(t);
         return NULL;
     }
+    reg_add(t);
     return t;
 }
 
@@ -157,6 +231,7 @@ void wf_thread_free(wf_thread *t)
 {
     if (cache_put(t))
         return;
+    reg_remove(t);
     if (t->stack.map)
         wf_stack_free(&t->stack);
     free(t);
