@@ -1,65 +1,46 @@
-/* Bootstrap, rank side: how a rank started by Weft's mpirun learns its rank,
- * the job size and the job secret, and trades data with the other ranks
- * before the transports are up (interface in boot.h, wire format in
- * boot_proto.h, the other side in launcher/wireup.c).
+/* Bootstrap, the interface of boot.h: which launcher started this process,
+ * and the calls handed to the implementation that talks to it (contract
+ * in boot_impl.h): Weft's own mpirun (boot_weft.c) or a PMIx launcher
+ * (boot_pmix.c) such as Open MPI's mpirun or Slurm's srun --mpi=pmix.
  *
- * Design. mpirun puts everything a rank needs in the environment and runs a
- * small TCP control server. wmpi_boot_init connects to it, presents the
- * job secret in HELLO and keeps the connection; all-gathers (the ranks'
- * business cards), barriers and the finalize notice are request/reply
- * exchanges on it. The calls block the calling kernel thread in plain
- * blocking socket calls: they run inside MPI_Init and MPI_Finalize, before
- * and after the runtime's I/O matters, and a few round trips to a local
- * launcher cost well under a millisecond.
+ * Design. The choice is made once, in wmpi_boot_init, from the
+ * environment, in this order: WEFT_MPI_RANK means Weft's mpirun;
+ * PMIX_RANK with PMIX_NAMESPACE means a PMIx server is there to talk to;
+ * otherwise, if another launcher's variables say this process is one rank
+ * of several (PMI-1/PMI-2, Slurm without PMIx, a PMIx rank without its
+ * server), init fails with one line naming the launcher and what to use;
+ * else the process runs alone, a singleton. The same binary so runs under
+ * every launcher it can talk to, without rebuilding, and never as N
+ * silent one-rank jobs under one it cannot.
  *
- * Abort may come from any thread while another one sits in an all-gather on
- * the control connection, so it never touches that connection: it opens a
- * second, short one (HELLO of kind ABORT, then ABORT), waits a bounded time
- * for the launcher's acknowledgement so that mpirun learns the reason before
- * it sees the process exit, then _exit()s. The control server's address is
- * resolved once, in init, and kept in the struct, so abort does no name
- * lookup.
+ * Rejected: choosing at build time (one binary per launcher; clusters mix
+ * them); probing PMIx before Weft's variables (Weft's mpirun may itself run
+ * under a PMIx launcher, inside an allocation, and its ranks inherit the
+ * variables: WEFT_MPI_RANK is the more specific sign).
  *
- * Rejected: a lock around the control fd shared by abort (an abort would
- * wait behind an all-gather that never completes, which is exactly when
- * one aborts); a pthread watching the connection (the launcher kills ranks
- * with signals instead; a local rank also dies with mpirun through
- * PR_SET_PDEATHSIG, set by the launcher); non-blocking I/O through
- * weft_io_wait (the runtime may not be up yet, and nothing else waits).
- *
- * Invariants: control_fd >= 0 exactly between a successful init and
- * finalize of a launched rank; ctl_addrlen != 0 iff a launcher was reached.
- * Writes use MSG_NOSIGNAL, so a launcher that went away gives an error
- * code, not SIGPIPE. Every wait on the launcher for a reply to HELLO or
- * ABORT is bounded; an all-gather waits as long as the slowest rank.
+ * Invariants: ops != NULL exactly for a launched rank after a successful
+ * init (it stays set after finalize, so that a late abort still reaches
+ * the launcher where it can); singleton != 0 exactly for a process
+ * without a launcher. Each implementation's finalize may be called twice.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <weft/errno.h>
 
 #include "boot.h"
+#include "boot_impl.h"
 #include "boot_proto.h"
 
-#define CONNECT_TIMEOUT_MS 5000 /* per control address */
-#define REPLY_TIMEOUT_MS   30000 /* WELCOME, FINALIZED */
-#define ABORT_TIMEOUT_MS   5000  /* ABORTED */
+#define PMIX_LAUNCHERS "a PMIx launcher (srun --mpi=pmix, Open MPI's mpirun)"
 
-static void say(const char *fmt, ...)
+void wmpi_boot_say(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -67,223 +48,6 @@ static void say(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-}
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Wait until fd shows `events`, or the deadline (ms, -1: none) passes. */
-static int wait_fd(int fd, short events, int64_t deadline)
-{
-    for (;;) {
-        int t = -1;
-        if (deadline >= 0) {
-            int64_t left = deadline - now_ms();
-            if (left <= 0)
-                return -ETIMEDOUT;
-            t = left > INT_MAX ? INT_MAX : (int)left;
-        }
-        struct pollfd p = { .fd = fd, .events = events };
-        int r = poll(&p, 1, t);
-        if (r > 0)
-            return 0;
-        if (r < 0 && errno != EINTR)
-            return -errno;
-    }
-}
-
-/* ------------------------------------------------------------ messages */
-
-static int send_all(int fd, struct iovec *v, int n)
-{
-    while (n > 0) {
-        struct msghdr m = { .msg_iov = v, .msg_iovlen = (size_t)n };
-        ssize_t w = sendmsg(fd, &m, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -errno;
-        for (; n > 0 && (size_t)w >= v->iov_len; v++, n--)
-            w -= (ssize_t)v->iov_len;
-        if (n > 0) {
-            v->iov_base = (char *)v->iov_base + w;
-            v->iov_len -= (size_t)w;
-        }
-    }
-    return 0;
-}
-
-static int send_msg(int fd, uint32_t type, const void *body, size_t len)
-{
-    uint8_t hdr[WMPI_MSG_HDR_LEN];
-    wmpi_put32(hdr, type);
-    wmpi_put32(hdr + 4, (uint32_t)len);
-    struct iovec v[2] = { { hdr, sizeof hdr }, { (void *)body, len } };
-    return send_all(fd, v, 2);
-}
-
-static int recv_all(int fd, void *buf, size_t n, int64_t deadline)
-{
-    for (size_t got = 0; got < n;) {
-        int err = deadline >= 0 ? wait_fd(fd, POLLIN, deadline) : 0;
-        if (err)
-            return err;
-        ssize_t r = recv(fd, (char *)buf + got, n - got, 0);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -errno;
-        if (r == 0)
-            return -ECONNRESET;
-        got += (size_t)r;
-    }
-    return 0;
-}
-
-/* Receive one message that must be of `type` with a `len`-byte body. */
-static int recv_msg(int fd, uint32_t type, void *body, size_t len, int64_t deadline)
-{
-    uint8_t hdr[WMPI_MSG_HDR_LEN];
-    int err = recv_all(fd, hdr, sizeof hdr, deadline);
-    if (err)
-        return err;
-    if (wmpi_get32(hdr) != type || wmpi_get32(hdr + 4) != len)
-        return -EPROTO;
-    return recv_all(fd, body, len, deadline);
-}
-
-static int send_hello(int fd, const wmpi_boot *b, uint32_t kind)
-{
-    uint8_t m[WMPI_HELLO_LEN];
-    wmpi_put32(m, WMPI_PROTO_MAGIC);
-    wmpi_put32(m + 4, WMPI_PROTO_VERSION);
-    wmpi_put32(m + 8, kind);
-    wmpi_put32(m + 12, (uint32_t)b->rank);
-    wmpi_put32(m + 16, (uint32_t)getpid());
-    memcpy(m + 20, b->secret, WMPI_SECRET_LEN);
-    return send_msg(fd, WMPI_MSG_HELLO, m, sizeof m);
-}
-
-/* ------------------------------------------------------------ connecting */
-
-/* A blocking TCP connection to sa, or -errno; the connect is bounded. */
-static int connect_addr(const struct sockaddr *sa, socklen_t len)
-{
-    int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0)
-        return -errno;
-    int err = 0;
-    if (connect(fd, sa, len) < 0) {
-        err = errno == EINPROGRESS ? wait_fd(fd, POLLOUT, now_ms() + CONNECT_TIMEOUT_MS) : -errno;
-        socklen_t el = sizeof(int);
-        int soerr = 0;
-        if (!err && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &el) == 0 && soerr)
-            err = -soerr;
-    }
-    if (err) {
-        close(fd);
-        return err;
-    }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    return fd;
-}
-
-/* Connect to one "host:port" ("[v6]:port" too); remember the address. */
-static int connect_item(wmpi_boot *b, char *item)
-{
-    char *colon = strrchr(item, ':');
-    if (!colon || colon == item)
-        return -EINVAL;
-    *colon = '\0';
-    char *host = item;
-    if (host[0] == '[' && colon[-1] == ']') {
-        host++;
-        colon[-1] = '\0';
-    }
-    struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
-    struct addrinfo *res;
-    if (getaddrinfo(host, colon + 1, &hints, &res) != 0)
-        return -EHOSTUNREACH;
-    int fd = -EHOSTUNREACH;
-    for (struct addrinfo *a = res; a && fd < 0; a = a->ai_next) {
-        fd = connect_addr(a->ai_addr, a->ai_addrlen);
-        if (fd >= 0 && a->ai_addrlen <= sizeof b->ctl_addr) {
-            memcpy(b->ctl_addr, a->ai_addr, a->ai_addrlen);
-            b->ctl_addrlen = (unsigned)a->ai_addrlen;
-        }
-    }
-    freeaddrinfo(res);
-    return fd;
-}
-
-/* Try each address of the comma-separated list in turn. */
-static int connect_control(wmpi_boot *b, const char *list)
-{
-    char *copy = strdup(list), *save = NULL;
-    if (!copy)
-        return WEFT_ENOMEM;
-    int fd = -EINVAL;
-    for (char *it = strtok_r(copy, ",", &save); it && fd < 0; it = strtok_r(NULL, ",", &save))
-        fd = connect_item(b, it);
-    free(copy);
-    if (fd < 0)
-        say("rank %d cannot reach mpirun's control server at %s: %s", b->rank, list,
-            strerror(-fd));
-    return fd;
-}
-
-/* ------------------------------------------------------------ environment */
-
-/* Integer variable `name` into *out; dflt if unset, or an error if dflt
- * is -1 (required). */
-static int env_int(const char *name, int min, int max, int dflt, int *out)
-{
-    const char *s = getenv(name);
-    if (!s && dflt >= 0) {
-        *out = dflt;
-        return 0;
-    }
-    if (!s) {
-        say("%s is not set (was this started by mpirun?)", name);
-        return WEFT_EINVAL;
-    }
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < min || v > max) {
-        say("%s=\"%s\" is invalid (expected an integer from %d to %d)", name, s, min, max);
-        return WEFT_EINVAL;
-    }
-    *out = (int)v;
-    return 0;
-}
-
-static int parse_env(wmpi_boot *b)
-{
-    if (env_int(WMPI_ENV_SIZE, 1, INT_MAX, -1, &b->size) ||
-        env_int(WMPI_ENV_RANK, 0, b->size - 1, -1, &b->rank) ||
-        env_int(WMPI_ENV_LOCAL_SIZE, 1, b->size, b->size, &b->local_size) ||
-        env_int(WMPI_ENV_LOCAL_RANK, 0, b->local_size - 1, b->rank % b->local_size,
-                &b->local_rank) ||
-        env_int(WMPI_ENV_APPNUM, 0, b->size - 1, 0, &b->appnum))
-        return WEFT_EINVAL;
-    const char *secret = getenv(WMPI_ENV_SECRET), *jobid = getenv(WMPI_ENV_JOBID);
-    if (!secret || wmpi_hex_decode(secret, b->secret, WMPI_SECRET_LEN) != 0) {
-        say("%s is missing or not %d hex digits", WMPI_ENV_SECRET, 2 * WMPI_SECRET_LEN);
-        return WEFT_EINVAL;
-    }
-    snprintf(b->jobid, sizeof b->jobid, "%s", jobid ? jobid : "unknown");
-    if (!getenv(WMPI_ENV_CONTROL)) {
-        say("%s is not set (was this started by mpirun?)", WMPI_ENV_CONTROL);
-        return WEFT_EINVAL;
-    }
-    return 0;
 }
 
 /* The launcher whose environment says this process is one rank of
@@ -296,7 +60,7 @@ static const char *foreign_launcher(void)
         int min; /* the smallest value that means "one of several" */
     } signs[] = {
         { "OMPI_COMM_WORLD_SIZE", "Open MPI's mpirun", 2 },
-        { "PMIX_RANK", "a PMIx launcher (srun --mpi=pmix, Open MPI's mpirun)", 1 },
+        { "PMIX_RANK", PMIX_LAUNCHERS, 1 },
         { "SLURM_STEP_NUM_TASKS", "Slurm's srun", 2 },
         { "PMI_SIZE", "a PMI launcher (srun --mpi=pmi2, MPICH's mpiexec)", 2 },
         { "PMI_RANK", "a PMI launcher (srun --mpi=pmi2, MPICH's mpiexec)", 1 },
@@ -309,63 +73,68 @@ static const char *foreign_launcher(void)
     return NULL;
 }
 
+/* Print the refusal: the launcher, why, and what to use instead. */
+static int refuse(const char *launcher, const char *why)
+{
+#ifdef WMPI_HAVE_PMIX
+    const char *pmix = ", Open MPI's mpirun or srun --mpi=pmix";
+#else
+    const char *pmix = "";
+#endif
+    wmpi_boot_say("started by %s, which Weft cannot join%s; start the job with Weft's "
+                  "mpirun (mpirun -n N %s)%s, or without a launcher to run one process",
+                  launcher, why, program_invocation_short_name, pmix);
+    return WEFT_ENOSYS;
+}
+
 static int init_singleton(wmpi_boot *b)
 {
     const char *other = foreign_launcher();
-    if (other) {
-        say("started by %s, which Weft cannot join yet; start the job with Weft's "
-            "mpirun (mpirun -n N %s), or without a launcher to run one process",
-            other, program_invocation_short_name);
-        return WEFT_ENOSYS;
-    }
+    if (other)
+        return refuse(other, " yet");
     b->size = b->local_size = b->singleton = 1;
     snprintf(b->jobid, sizeof b->jobid, "singleton.%d", (int)getpid());
     if (getrandom(b->secret, sizeof b->secret, 0) != (ssize_t)sizeof b->secret) {
-        int64_t t = now_ms() ^ (int64_t)getpid() << 32; /* no peers: only has to differ */
+        struct timespec ts; /* no peers: the secret only has to differ */
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        int64_t t = (int64_t)ts.tv_nsec ^ (int64_t)getpid() << 32;
         memcpy(b->secret, &t, sizeof t);
     }
     return 0;
 }
 
-/* HELLO, then WELCOME: the launcher says nothing at all to a refused rank. */
-static int join(wmpi_boot *b, int fd)
+/* A PMIx server's variables: join through it, or refuse naming it. */
+static int init_pmix(wmpi_boot *b)
 {
-    uint8_t w[WMPI_WELCOME_LEN];
-    int err = send_hello(fd, b, WMPI_HELLO_RANK);
-    if (!err)
-        err = recv_msg(fd, WMPI_MSG_WELCOME, w, sizeof w, now_ms() + REPLY_TIMEOUT_MS);
-    if (err == -ECONNRESET || err == -EPIPE) {
-        say("mpirun refused rank %d (wrong job secret, or rank already joined)", b->rank);
-        return WEFT_EPERM;
+#ifdef WMPI_HAVE_PMIX
+    int err = wmpi_boot_pmix_ops.init(b);
+    if (err == 0) {
+        b->ops = &wmpi_boot_pmix_ops;
+        return 0;
     }
-    if (!err && (wmpi_get32(w) != (uint32_t)b->size || wmpi_get32(w + 4) != (uint32_t)b->rank))
-        err = -EPROTO;
-    if (err)
-        say("rank %d: handshake with mpirun failed: %s", b->rank, strerror(-err));
-    return err;
+    if (err != WEFT_ENOSYS)
+        return err;
+    return refuse(PMIX_LAUNCHERS, " (its PMIx server did not answer)");
+#else
+    (void)b;
+    return refuse(PMIX_LAUNCHERS, " (this Weft was built without PMIx, libpmix-dev)");
+#endif
 }
-
-/* ------------------------------------------------------------ interface */
 
 int wmpi_boot_init(wmpi_boot *b)
 {
     memset(b, 0, sizeof *b);
     b->control_fd = -1;
-    if (!getenv(WMPI_ENV_RANK))
-        return init_singleton(b);
-    int err = parse_env(b);
-    if (err)
-        return err;
-    int fd = connect_control(b, getenv(WMPI_ENV_CONTROL));
-    if (fd < 0)
-        return fd;
-    err = join(b, fd);
-    if (err) {
-        close(fd);
-        return err;
+    if (getenv(WMPI_ENV_RANK)) {
+        int err = wmpi_boot_weft_ops.init(b);
+        if (err)
+            return err;
+        b->ops = &wmpi_boot_weft_ops;
+        return 0;
     }
-    b->control_fd = fd;
-    return 0;
+    if (getenv("PMIX_RANK") && getenv("PMIX_NAMESPACE"))
+        return init_pmix(b);
+    return init_singleton(b);
 }
 
 int wmpi_boot_allgather(wmpi_boot *b, const void *mine, size_t len, void *all)
@@ -377,62 +146,31 @@ int wmpi_boot_allgather(wmpi_boot *b, const void *mine, size_t len, void *all)
             memmove(all, mine, len);
         return 0;
     }
-    if (b->control_fd < 0)
+    if (!b->ops)
         return WEFT_ESTATE;
-    int err = send_msg(b->control_fd, WMPI_MSG_GATHER, mine, len);
-    if (!err)
-        err = recv_msg(b->control_fd, WMPI_MSG_GATHERED, all, len * (size_t)b->size, -1);
-    if (err)
-        say("rank %d lost its connection to mpirun: %s", b->rank, strerror(-err));
-    return err;
+    return b->ops->allgather(b, mine, len, all);
 }
 
 int wmpi_boot_barrier(wmpi_boot *b)
 {
-    return wmpi_boot_allgather(b, NULL, 0, NULL);
+    if (b->singleton)
+        return 0;
+    return b->ops ? b->ops->barrier(b) : WEFT_ESTATE;
 }
 
 int wmpi_boot_finalize(wmpi_boot *b)
 {
-    if (b->singleton || b->control_fd < 0)
+    if (b->singleton || !b->ops)
         return 0;
-    int err = send_msg(b->control_fd, WMPI_MSG_FINALIZE, NULL, 0);
-    if (!err)
-        err = recv_msg(b->control_fd, WMPI_MSG_FINALIZED, NULL, 0, now_ms() + REPLY_TIMEOUT_MS);
-    if (err) /* mpirun will then report an exit without MPI_Finalize: say why */
-        say("rank %d: mpirun did not acknowledge MPI_Finalize: %s", b->rank,
-            strerror(-err));
-    close(b->control_fd);
-    b->control_fd = -1;
-    return err;
-}
-
-/* Send ABORT on a connection of its own; 0 once mpirun acknowledged it. */
-static int tell_launcher(const wmpi_boot *b, int code, const char *msg)
-{
-    struct sockaddr_storage sa;
-    memcpy(&sa, b->ctl_addr, b->ctl_addrlen);
-    int fd = connect_addr((struct sockaddr *)&sa, b->ctl_addrlen);
-    if (fd < 0)
-        return fd;
-    uint8_t body[4 + WMPI_ABORT_MSG_MAX];
-    size_t n = msg ? strnlen(msg, WMPI_ABORT_MSG_MAX) : 0;
-    wmpi_put32(body, (uint32_t)code);
-    memcpy(body + 4, msg ? msg : "", n);
-    int err = send_hello(fd, b, WMPI_HELLO_ABORT);
-    if (!err)
-        err = send_msg(fd, WMPI_MSG_ABORT, body, 4 + n);
-    if (!err)
-        err = recv_msg(fd, WMPI_MSG_ABORTED, NULL, 0, now_ms() + ABORT_TIMEOUT_MS);
-    close(fd);
-    return err;
+    return b->ops->finalize(b);
 }
 
 _Noreturn void wmpi_boot_abort(wmpi_boot *b, int code, const char *msg)
 {
-    if (!b || b->singleton || !b->ctl_addrlen || tell_launcher(b, code, msg) != 0)
-        say("rank %d aborted the job with error code %d%s%s", b ? b->rank : 0, code,
-            msg && *msg ? ": " : "", msg ? msg : "");
+    const struct wmpi_boot_ops *ops = b ? __atomic_load_n(&b->ops, __ATOMIC_ACQUIRE) : NULL;
+    if (!ops || ops->abort(b, code, msg) != 0)
+        wmpi_boot_say("rank %d aborted the job with error code %d%s%s", b ? b->rank : 0, code,
+                      msg && *msg ? ": " : "", msg ? msg : "");
     fflush(stdout);
     fflush(stderr);
     _exit(wmpi_abort_status(code));
