@@ -68,6 +68,28 @@ int weft_worker_id(void);
  * weft_init. Context: any. Blocks: no. */
 void weft_set_cpus_shared(int shared);
 
+/* ---------------------------------------------------- fatal-signal report */
+
+/* Arm a report for the death of the process by SIGSEGV, SIGBUS, SIGFPE,
+ * SIGILL or SIGABRT: before dying of the signal (re-raised with the
+ * default action, so the exit status and core dump are unchanged), the
+ * faulting thread writes to stderr, each line prefixed "weft: <who>", the
+ * host, pid, signal, fault address, the ULT and worker it ran on, and a
+ * backtrace of that thread (function names where the dynamic symbol table
+ * has them, object+offset always). `who` (e.g. "rank 3"; NULL or "" means
+ * "process") is copied, at most 95 bytes. Only signals whose action is the
+ * default are taken (for SIGSEGV/SIGBUS: the action Weft's stack-overflow
+ * handler passes other faults to): a program's or a sanitizer's handler
+ * is never replaced. Calling it again changes `who` and re-checks.
+ * Returns the number of signals armed (0..5). Errors: none.
+ * Context: ULT or external, not concurrently with weft_init/weft_fini.
+ * Blocks: no. */
+int weft_fatal_report_start(const char *who);
+
+/* Disarm the report: the signals it took get the default action again.
+ * Context and Blocks: as weft_fatal_report_start. */
+void weft_fatal_report_stop(void);
+
 /* ------------------------------------------------------------- priorities */
 
 #define WEFT_PRIO_MIN     0   /* lowest priority */

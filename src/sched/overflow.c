@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sched/crash.h"
 #include "sched/sched_internal.h"
 
 #define ALTSTACK_SIZE (64 * 1024)
@@ -65,7 +66,8 @@ static void chain(int sig, siginfo_t *si, void *uctx)
         old->sa_handler(sig);
         return;
     }
-    signal(sig, SIG_DFL); /* the fault repeats and kills the process */
+    signal(sig, SIG_DFL);
+    raise(sig); /* blocked in this handler: delivered, and fatal, on return */
 }
 
 static void on_fault(int sig, siginfo_t *si, void *uctx)
@@ -90,6 +92,39 @@ int wf_overflow_install(void)
     if (sigaction(SIGSEGV, &sa, &old_segv) != 0 || sigaction(SIGBUS, &sa, &old_bus) != 0)
         return -errno;
     return 0;
+}
+
+static struct sigaction *saved_action(int sig)
+{
+    struct sigaction cur;
+    if (sig != SIGSEGV && sig != SIGBUS)
+        return NULL;
+    if (sigaction(sig, NULL, &cur) != 0 || !(cur.sa_flags & SA_SIGINFO) ||
+        cur.sa_sigaction != on_fault)
+        return NULL;
+    return sig == SIGSEGV ? &old_segv : &old_bus;
+}
+
+int wf_overflow_adopt(int sig, wf_sigaction_fn fn)
+{
+    struct sigaction *old = saved_action(sig);
+    if (!old || (old->sa_flags & SA_SIGINFO) || old->sa_handler != SIG_DFL)
+        return 0;
+    memset(old, 0, sizeof *old);
+    old->sa_sigaction = fn;
+    old->sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&old->sa_mask);
+    return 1;
+}
+
+void wf_overflow_unadopt(int sig, wf_sigaction_fn fn)
+{
+    struct sigaction *old = saved_action(sig);
+    if (!old || !(old->sa_flags & SA_SIGINFO) || old->sa_sigaction != fn)
+        return;
+    memset(old, 0, sizeof *old);
+    old->sa_handler = SIG_DFL;
+    sigemptyset(&old->sa_mask);
 }
 
 void wf_overflow_uninstall(void)

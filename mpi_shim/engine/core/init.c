@@ -3,7 +3,8 @@
  * Init, in order: start Weft's runtime if the program did not (main then
  * becomes a user-level thread, so MPI calls block only it), after binding
  * the process to its local rank's share of the CPUs (bind.c); bootstrap
- * (rank, size, job secret: boot.h); create the transport, which trades
+ * (rank, size, job secret: boot.h); arm the report of a fatal signal,
+ * which names the rank; create the transport, which trades
  * addresses through the launcher and connects every pair of ranks; set up
  * world and self; register the engine with the I/O server. MPI_THREAD_
  * MULTIPLE is always provided internally (the engine lock guards all
@@ -29,6 +30,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine/coll/coll_impl.h"
 #include "engine/core/internal.h"
@@ -75,6 +77,19 @@ static int start_runtime(void)
     return err;
 }
 
+/* A rank that dies of a fault says which rank it was and where it died
+ * (weft_fatal_report_start), unless WEFT_MPI_BACKTRACE=0. */
+static void arm_fatal_report(int rank)
+{
+    const char *s = getenv("WEFT_MPI_BACKTRACE");
+    char who[32];
+
+    if (s && !strcmp(s, "0"))
+        return;
+    snprintf(who, sizeof who, "rank %d", rank);
+    weft_fatal_report_start(who);
+}
+
 static int start_engine(void)
 {
     int err;
@@ -105,6 +120,7 @@ int wmpi_init(int required, int *provided)
     if (err < 0)
         return err;
     wmpi_abort_set_boot(&wmpi_eng.boot);
+    arm_fatal_report(wmpi_eng.boot.rank);
     err = start_engine();
     if (err < 0)
         return err;
