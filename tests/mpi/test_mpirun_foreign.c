@@ -1,9 +1,16 @@
 /* A rank program started without Weft's mpirun: alone it runs as a
- * singleton (rank 0 of 1); where the environment shows another launcher
- * that started it as one rank of several (Open MPI's mpirun, Slurm's srun,
- * a PMI or PMIx launcher), init fails with one line naming that launcher,
- * instead of running as one of N silent one-rank jobs. A launcher's
- * variables that describe a job of one rank still give a singleton. */
+ * singleton (rank 0 of 1); under Open MPI's mpirun it joins the job through
+ * PMIx (when Weft was built with PMIx and Open MPI is installed: the tests
+ * otherwise skip), all-gathers, runs MPI traffic and collectives over TCP
+ * and shared memory, and an abort ends the job with its code; where the
+ * environment shows a launcher Weft cannot talk to (PMI-1/PMI-2, Slurm
+ * without PMIx, a PMIx rank whose server does not answer), init fails with
+ * one line naming that launcher, instead of running as one of N silent
+ * one-rank jobs. A launcher's variables that describe a job of one rank
+ * still give a singleton.
+ *
+ * Arguments: mpirun, boot_prog, mpi_prog (launch_harness.h); Open MPI's
+ * mpirun is WT_OMPI_MPIRUN, set by the build ("" if absent). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/stat.h>
 
 #include "launch_harness.h"
 
@@ -71,13 +79,108 @@ static void test_other_launchers_are_named(void **state)
     assert_int_equal(wt_leftovers(), 0);
 }
 
+/* -------------------------------------------------- under Open MPI's mpirun */
+
+#define OMPI_BOUND_S 20 /* seconds a job under Open MPI's mpirun may take */
+
+/* Skip unless Weft has PMIx and Open MPI's mpirun is there to start it. */
+static void need_ompi(void)
+{
+    struct stat st;
+    if (!WT_HAVE_PMIX || !*WT_OMPI_MPIRUN || stat(WT_OMPI_MPIRUN, &st) != 0) {
+        print_message("Open MPI's mpirun or Weft's PMIx support is missing: skipped\n");
+        skip();
+    }
+}
+
+/* Open MPI's mpirun -n `np` with the rest of argv; its status. */
+static int run_ompi(struct wt_job *j, const char *np, char *prog, char *arg1, char *arg2,
+                    char *arg3, char *arg4)
+{
+    return wt_run(j, WT_ARGV((char *)WT_OMPI_MPIRUN, "-n", (char *)np, "--oversubscribe",
+                             "--timeout", "15", prog, arg1, arg2, arg3, arg4),
+                  NULL, 0, OMPI_BOUND_S);
+}
+
+static void test_openmpi_mpirun_bootstraps(void **state)
+{
+    (void)state;
+    need_ompi();
+    struct wt_job j;
+    int st = run_ompi(&j, "3", WT_PROG, "ok", NULL, NULL, NULL);
+    WT_ASSERT_STATUS(&j, st, st == 0);
+    for (int r = 0; r < 3; r++) {
+        char line[32];
+        snprintf(line, sizeof line, "rank %d ok\n", r);
+        assert_non_null(strstr(j.out, line));
+    }
+    wt_job_free(&j);
+    assert_int_equal(wt_leftovers(), 0);
+}
+
+/* Every pair over shared memory, messages both sides of the eager limit,
+ * and the collectives, among 4 ranks Open MPI's mpirun started. */
+static void test_openmpi_mpirun_runs_mpi(void **state)
+{
+    (void)state;
+    need_ompi();
+    struct wt_job j;
+    int st = run_ompi(&j, "4", WT_MPI_PROG, "mesh", NULL, NULL, NULL);
+    WT_ASSERT_STATUS(&j, st, st == 0);
+    assert_int_equal(wt_count_lines(j.out, "rank "), 4);
+    for (int r = 0; r < 4; r++) {
+        char line[64];
+        snprintf(line, sizeof line, "rank %d mesh ok ", r);
+        assert_non_null(strstr(j.out, line));
+    }
+    assert_null(strstr(j.out, "memfd_maps=0"));
+    wt_job_free(&j);
+    assert_int_equal(wt_leftovers(), 0);
+}
+
+static void test_openmpi_mpirun_abort(void **state)
+{
+    (void)state;
+    need_ompi();
+    struct wt_job j;
+    int st = run_ompi(&j, "3", WT_PROG, "abort", "1", "7", "out of cheese");
+    WT_ASSERT_STATUS(&j, st, st == 7);
+    assert_non_null(
+        strstr(j.err, "weft mpi: rank 1 aborted the job with error code 7: out of cheese"));
+    wt_job_free(&j);
+    assert_int_equal(wt_leftovers(), 0);
+}
+
+/* PMIx's variables without a server behind them: refused, and fast. */
+static void test_pmix_without_server_is_refused(void **state)
+{
+    (void)state;
+    struct wt_job j;
+    setenv("PMIX_NAMESPACE", "weft-test-nobody", 1);
+    int st = run_alone(&j, "PMIX_RANK", "0");
+    unsetenv("PMIX_NAMESPACE");
+    assert_int_not_equal(st, 0);
+    assert_non_null(strstr(j.err, "weft mpi: started by a PMIx launcher (srun --mpi=pmix, "
+                                  "Open MPI's mpirun), which Weft cannot join ("));
+    assert_null(strstr(j.out, "rank 0 ok"));
+    wt_job_free(&j);
+    assert_int_equal(wt_leftovers(), 0);
+}
+
 int main(int argc, char **argv)
 {
     wt_launch_init(argc, argv);
+    /* CI runs as root, which Open MPI's mpirun refuses unless told. */
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_alone_is_a_singleton),
         cmocka_unit_test(test_job_of_one_is_a_singleton),
         cmocka_unit_test(test_other_launchers_are_named),
+        cmocka_unit_test(test_pmix_without_server_is_refused),
+        cmocka_unit_test(test_openmpi_mpirun_bootstraps),
+        cmocka_unit_test(test_openmpi_mpirun_runs_mpi),
+        cmocka_unit_test(test_openmpi_mpirun_abort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
