@@ -130,13 +130,14 @@ static int grow_locked(int need)
 
 static int add_locked(struct wmpi_attr **list, keyval *kv, void *val);
 
-void wmpi_attr_init_world(wmpi_comm *world, int world_size)
+void wmpi_attr_init_world(wmpi_comm *world, int world_size, int app)
 {
     int *vals[] = { &tag_ub, &host, &io, &wtime_is_global, &appnum,
                     &universe_size, &lastusedcode };
     int had;
 
     universe_size = world_size;
+    appnum = app;
     wmpi_lock_take(&lock);
     had = world->attrs != NULL; /* MPI_Init runs once; be safe anyway */
     if (!table && grow_locked(WMPI_KEY_FIRST_USER))

@@ -75,7 +75,7 @@ void wmpi_comms_init(int rank, int size)
     wmpi_comm_final.rank = rank;
     wmpi_comm_final.size = size;
     wmpi_comm_final.world = NULL;
-    wmpi_attr_init_world(&wmpi_comm_world, size);
+    wmpi_attr_init_world(&wmpi_comm_world, size, wmpi_eng.boot.appnum);
 }
 
 /* ------------------------------------------------------------- life */

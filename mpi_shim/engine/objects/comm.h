@@ -204,8 +204,9 @@ int wmpi_attr_copy_all(wmpi_comm *old, wmpi_comm *nc);
 int wmpi_attr_delete_all(wmpi_comm *c);
 /* Free c's remaining entries without callbacks (destruction). */
 void wmpi_attr_discard(wmpi_comm *c);
-/* Attach the predefined attributes to world (MPI_Init). */
-void wmpi_attr_init_world(wmpi_comm *world, int world_size);
+/* Attach the predefined attributes to world (MPI_Init); appnum is the
+ * index of this rank's program in an MPMD launch (MPI_APPNUM). */
+void wmpi_attr_init_world(wmpi_comm *world, int world_size, int appnum);
 /* MPI_LASTUSEDCODE's value (the bindings own the error codes). */
 void wmpi_attr_set_lastusedcode(int code);
 
