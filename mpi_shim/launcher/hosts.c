@@ -3,25 +3,34 @@
  *
  * Syntax, as Open MPI's: --host a,b:2,c (a name alone is one slot; a name
  * given twice adds its slots); a hostfile has one host per line, "name",
- * "name slots=N" or "name:N", '#' starts a comment. --host and --hostfile
- * together use both lists, hostfile first. Without either, every rank runs
- * here ("localhost", unlimited slots).
+ * "name slots=N" or "name:N" (so Hydra's -f files read as well), '#' starts
+ * a comment. --host and --hostfile together use both lists, hostfile
+ * first. Without either, every rank runs here ("localhost", unlimited
+ * slots).
  *
  * Placement is by slot: fill the first host's slots, then the next host's,
  * in order. When -n exceeds the slots, placement wraps around the list
  * again (Open MPI's --oversubscribe; we never refuse a job for want of
  * slots: the ranks are threads-heavy processes that share cores anyway).
  *
+ * -N / --npernode / -ppn N replaces every host's slots by N (Open MPI's
+ * -N, Hydra's -ppn): N ranks per host, and -n defaults to N per host.
+ *
  * A host is local (started by fork/exec, no launch agent) if it is
- * "localhost", a 127.x.y.z address, "::1", or this machine's host name (in
- * full or up to its first dot). Everything else goes through the launch
- * agent (spawn.c).
+ * "localhost", a 127.x.y.z address, "::1", an address of one of this
+ * machine's interfaces (getifaddrs), or this machine's host name (in full
+ * or up to its first dot). Everything else goes through the launch agent
+ * (spawn.c). Names are not resolved: a DNS lookup per host could stall the
+ * start for seconds, and a name is what the user's agent understands.
  *
  * Rejected: sorting or deduplicating hosts by address (a name is what the
  * user's agent understands, e.g. a network namespace name, not an address).
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +40,36 @@
 
 #define MAX_SLOTS 100000
 
+/* Is name, an IPv4 or IPv6 address in numeric form, one of this host's? */
+static int is_own_address(const char *name)
+{
+    unsigned char want[16], have[16];
+    int fam = inet_pton(AF_INET, name, want) == 1 ? AF_INET
+              : inet_pton(AF_INET6, name, want) == 1 ? AF_INET6 : 0;
+    size_t len = fam == AF_INET ? 4 : 16;
+    struct ifaddrs *all, *a;
+    int found = 0;
+    if (!fam || getifaddrs(&all) != 0)
+        return 0;
+    for (a = all; a && !found; a = a->ifa_next) {
+        if (!a->ifa_addr || a->ifa_addr->sa_family != fam)
+            continue;
+        if (fam == AF_INET)
+            memcpy(have, &((struct sockaddr_in *)a->ifa_addr)->sin_addr, len);
+        else
+            memcpy(have, &((struct sockaddr_in6 *)a->ifa_addr)->sin6_addr, len);
+        found = !memcmp(want, have, len);
+    }
+    freeifaddrs(all);
+    return found;
+}
+
 static int is_local(const char *name)
 {
     char me[256] = "";
     if (!strcmp(name, "localhost") || !strncmp(name, "127.", 4) || !strcmp(name, "::1"))
+        return 1;
+    if (is_own_address(name))
         return 1;
     if (gethostname(me, sizeof me - 1) != 0 || !me[0])
         return 0;
@@ -150,6 +185,7 @@ int wl_hosts_load(const struct wl_opts *o, struct wl_hosts *h)
     int err = 0;
     h->v = NULL;
     h->n = 0;
+    h->ppn = o->ppn;
     if (o->hostfile)
         err = load_file(h, o->hostfile);
     if (!err && o->hosts)
@@ -163,7 +199,7 @@ int wl_hosts_default_np(const struct wl_hosts *h)
 {
     int total = 0;
     for (int i = 0; i < h->n; i++)
-        total += h->v[i].slots;
+        total += h->ppn ? h->ppn : h->v[i].slots;
     if (total > 0)
         return total;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -175,7 +211,7 @@ void wl_hosts_place(struct wl_hosts *h, struct wl_rank *r, int n)
     int i = 0;
     while (i < n)
         for (int k = 0; k < h->n && i < n; k++) {
-            int slots = h->v[k].slots ? h->v[k].slots : n;
+            int slots = h->ppn ? h->ppn : h->v[k].slots ? h->v[k].slots : n;
             for (int s = 0; s < slots && i < n; s++, i++) {
                 r[i].host = &h->v[k];
                 r[i].local_rank = h->v[k].nranks++;

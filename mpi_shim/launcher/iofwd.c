@@ -24,6 +24,15 @@
  *
  * --tag-output prefixes each line with "[1,R]<stdout>:" or "[1,R]<stderr>:"
  * (R the rank), Open MPI's format ("1" stands for the job).
+ * --timestamp-output puts "[YYYY-MM-DD HH:MM:SS.mmm] " (local time, when
+ * mpirun read the line) before that: milliseconds, since lines of one
+ * second are what a user comparing ranks looks at.
+ *
+ * --output-filename DIR copies each stream, byte for byte as the rank
+ * wrote it (no tags), to DIR/1/rank.R/stdout or stderr, Open MPI 4's
+ * layout; output still goes to mpirun's stdout and stderr too (Open MPI's
+ * default; its ":nocopy" is not offered). mpirun writes the files, so a
+ * relative DIR is mpirun's, and remote ranks' files land on mpirun's host.
  *
  * stdin: mpirun reads its stdin only when the previous chunk was taken by
  * the rank's pipe (non-blocking write end), so a rank that does not read
@@ -45,10 +54,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "launcher.h"
@@ -61,8 +73,71 @@
 
 void wl_stream_init(struct wl_stream *s, int fd, int to, int rank)
 {
-    *s = (struct wl_stream){ .fd = fd, .to = to, .rank = rank };
+    *s = (struct wl_stream){ .fd = fd, .to = to, .rank = rank, .file = -1 };
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+/* ------------------------------------------------------------ files */
+
+/* mkdir -p: every missing directory of path. 0 or -errno. */
+static int mkdirs(const char *path)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return -ENAMETOOLONG;
+    for (char *s = buf + 1;; s++) {
+        if (*s && *s != '/')
+            continue;
+        char c = *s;
+        *s = '\0';
+        if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+            return -errno;
+        if (!c)
+            return 0;
+        *s = c;
+    }
+}
+
+int wl_iofwd_check_dir(const char *outdir)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/1", outdir);
+    int err = mkdirs(dir);
+    if (err)
+        wl_say("--output-filename '%s': cannot create %s: %s", outdir, dir, strerror(-err));
+    return err;
+}
+
+static int open_file(struct wl_job *j, const char *dir, const char *name)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0)
+        wl_job_fail(j, WL_EXIT_INTERNAL, "--output-filename: cannot create %s: %s", path,
+                    strerror(errno));
+    return fd;
+}
+
+/* Rank R's files: DIR/1/rank.R/stdout and stderr, as Open MPI 4 names
+ * them (R left-filled with zeros to the width of the last rank, "1" the
+ * job). With --merge-stderr-to-stdout there is no stderr to copy. */
+void wl_iofwd_open_files(struct wl_job *j, struct wl_rank *r)
+{
+    char dir[PATH_MAX];
+    int width = snprintf(NULL, 0, "%d", j->n - 1);
+    if (!j->o->outdir)
+        return;
+    snprintf(dir, sizeof dir, "%s/1/rank.%0*d", j->o->outdir, width, r->rank);
+    int err = mkdirs(dir);
+    if (err) {
+        wl_job_fail(j, WL_EXIT_INTERNAL, "--output-filename: cannot create %s: %s", dir,
+                    strerror(-err));
+        return;
+    }
+    r->out.file = open_file(j, dir, "stdout");
+    if (!j->o->merge_stderr)
+        r->err.file = open_file(j, dir, "stderr");
 }
 
 /* ------------------------------------------------------------ output */
@@ -86,22 +161,46 @@ static void out_writev(struct wl_job *j, int to, struct iovec *v, int n)
     }
 }
 
+static int prefixed(const struct wl_job *j)
+{
+    return j->o->tag_output || j->o->timestamp;
+}
+
+/* What goes before each line: --timestamp-output's local time of now,
+ * then --tag-output's tag. Its length. */
+static size_t line_prefix(const struct wl_job *j, const struct wl_stream *s, char *buf,
+                          size_t len)
+{
+    size_t n = 0;
+    if (j->o->timestamp) {
+        struct timespec ts;
+        struct tm tm;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        localtime_r(&ts.tv_sec, &tm);
+        n = strftime(buf, len, "[%Y-%m-%d %H:%M:%S", &tm);
+        n += (size_t)snprintf(buf + n, len - n, ".%03ld] ", ts.tv_nsec / 1000000);
+    }
+    if (j->o->tag_output)
+        n += (size_t)snprintf(buf + n, len - n, "[1,%d]<%s>:", s->rank,
+                              s->to == 1 ? "stdout" : "stderr");
+    return n;
+}
+
 /* p[0..len) holds whole lines (each ends in '\n'). */
 static void emit_lines(struct wl_job *j, const struct wl_stream *s, char *p, size_t len)
 {
     struct iovec v[2 * LINES_PER_WRITE];
-    char tag[48];
+    char pre[128];
     int n = 0;
-    if (!j->o->tag_output) {
+    size_t pl = line_prefix(j, s, pre, sizeof pre);
+    if (pl == 0) {
         v[0] = (struct iovec){ p, len };
         out_writev(j, s->to, v, 1);
         return;
     }
-    size_t tl = (size_t)snprintf(tag, sizeof tag, "[1,%d]<%s>:", s->rank,
-                                 s->to == 1 ? "stdout" : "stderr");
     while (len > 0) {
         size_t l = (size_t)((char *)memchr(p, '\n', len) - p) + 1;
-        v[n++] = (struct iovec){ tag, tl };
+        v[n++] = (struct iovec){ pre, pl };
         v[n++] = (struct iovec){ p, l };
         p += l;
         len -= l;
@@ -117,7 +216,7 @@ static void emit_tail(struct wl_job *j, struct wl_stream *s)
 {
     if (s->len == 0)
         return;
-    if (j->o->tag_output) /* the tail has no newline; emit_lines needs one */
+    if (prefixed(j)) /* the tail has no newline; emit_lines needs one */
         s->buf[s->len++] = '\n'; /* the buffer always has a spare byte */
     emit_lines(j, s, s->buf, s->len);
     s->len = 0;
@@ -179,10 +278,33 @@ static void stream_close(struct wl_job *j, struct wl_stream *s)
 {
     close(s->fd);
     s->fd = -1;
+    if (s->file >= 0)
+        close(s->file);
+    s->file = -1;
     if (j->owner[s->to] && j->owner[s->to] != s)
         s->held_eof = 1; /* written when the owner lets go */
     else
         stream_free(j, s);
+}
+
+/* --output-filename: the bytes as the rank wrote them. A failed write
+ * (disk full) ends the copy with one message; the terminal keeps it all. */
+static void copy_to_file(struct wl_stream *s, const char *p, size_t len)
+{
+    while (s->file >= 0 && len > 0) {
+        ssize_t w = write(s->file, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            wl_say("rank %d: --output-filename: %s; no more copies to the file", s->rank,
+                   strerror(errno));
+            close(s->file);
+            s->file = -1;
+            return;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
 }
 
 /* One read: 1 if it got data, 0 if nothing there now, -1 at EOF. */
@@ -203,6 +325,7 @@ static int pump(struct wl_job *j, struct wl_stream *s)
         stream_close(j, s);
         return -1;
     }
+    copy_to_file(s, s->buf + s->len, (size_t)n);
     s->len += (size_t)n;
     emit_complete(j, s);
     return 1;

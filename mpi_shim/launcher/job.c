@@ -5,9 +5,12 @@
  * array: the signalfd, then wireup.c and iofwd.c add their fds with a
  * handler each (struct wl_poll), and timers ask for a wake-up time. The
  * loop runs while any rank is unreaped; then iofwd drains what the pipes
- * still hold. Signals (SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT) are
- * blocked and read from a signalfd, so no handler races the loop and
- * children start with an empty mask (spawn.c resets it).
+ * still hold. Signals (SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, and the
+ * forwarded SIGUSR1, SIGUSR2, SIGCONT, SIGTSTP) are blocked and read from
+ * a signalfd, so no handler races the loop and children start with an
+ * empty mask (spawn.c resets it). The forwarded ones go to every live
+ * rank's process group, as Open MPI's mpirun passes them on; SIGTSTP then
+ * stops mpirun too.
  *
  * Failure policy (Open MPI's): the first failure decides the exit status
  * and is the one reported; mpirun then stops the job: SIGTERM to every
@@ -238,6 +241,24 @@ void wl_job_abort(struct wl_job *j, int status, const char *text)
 
 /* ------------------------------------------------------------ signals */
 
+/* SIGTSTP (Ctrl-Z, kill -TSTP): the ranks stop, then mpirun, so the shell
+ * sees the job stopped; `fg` or `bg` sends mpirun SIGCONT, which it passes
+ * on. mpirun's SIGTSTP is blocked (signalfd), so it stops itself with
+ * SIGSTOP, which its shell reports the same way. */
+static void forward(struct wl_job *j, int sig)
+{
+    if (j->o->verbose)
+        wl_say("passing signal %d (%s) on to the ranks", sig, strsignal(sig));
+    signal_all(j, sig, 0);
+    if (sig == SIGTSTP)
+        raise(SIGSTOP);
+}
+
+static int forwarded(int sig)
+{
+    return sig == SIGUSR1 || sig == SIGUSR2 || sig == SIGCONT || sig == SIGTSTP;
+}
+
 static void on_signal(struct wl_job *j, void *arg, short revents)
 {
     (void)arg;
@@ -247,6 +268,8 @@ static void on_signal(struct wl_job *j, void *arg, short revents)
         int sig = (int)si.ssi_signo;
         if (sig == SIGCHLD) {
             reap(j);
+        } else if (forwarded(sig)) {
+            forward(j, sig);
         } else if (!j->stopping) {
             wl_job_fail(j, 128 + sig, "caught signal %d (%s); stopping the job", sig,
                         strsignal(sig));
@@ -262,7 +285,8 @@ static int open_signals(struct wl_job *j)
 {
     sigset_t set;
     sigemptyset(&set);
-    int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+    int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT,
+                   SIGTSTP };
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         sigaddset(&set, sigs[i]);
     sigprocmask(SIG_BLOCK, &set, NULL);
@@ -358,22 +382,39 @@ static int stdin_source(const struct wl_opts *o)
     return fcntl(0, F_GETFD) < 0 ? -1 : 0;
 }
 
+/* The ranks, numbered in program order: app k's -n ranks follow app k-1's.
+ * A lone program without -n gets the hosts' default. */
+static int make_ranks(struct wl_job *j, const struct wl_opts *o)
+{
+    j->n = 0;
+    for (int k = 0; k < o->napps; k++)
+        j->n += o->apps[k].np;
+    if (j->n == 0)
+        j->n = wl_hosts_default_np(&j->hosts);
+    j->ranks = calloc((size_t)j->n, sizeof *j->ranks);
+    if (!j->ranks)
+        return -1;
+    for (int i = 0, k = 0, left = o->apps[0].np; i < j->n; i++, left--) {
+        while (left == 0 && k + 1 < o->napps)
+            left = o->apps[++k].np;
+        j->ranks[i] = (struct wl_rank){ .rank = i, .app = k, .out = { .fd = -1, .file = -1 },
+                                        .err = { .fd = -1, .file = -1 } };
+    }
+    return 0;
+}
+
 static int setup(struct wl_job *j, const struct wl_opts *o)
 {
     *j = (struct wl_job){ .o = o, .listen_fd = -1, .sig_fd = -1, .uninit_exit = -1,
                           .deadline = -1, .kill_at = -1, .in = { .from = -1, .to = -1 } };
-    if (wl_hosts_load(o, &j->hosts))
+    if (wl_hosts_load(o, &j->hosts) || (o->outdir && wl_iofwd_check_dir(o->outdir)))
         return WL_EXIT_USAGE;
-    j->n = o->np ? o->np : wl_hosts_default_np(&j->hosts);
+    if (make_ranks(j, o))
+        return WL_EXIT_INTERNAL;
     if (o->stdin_rank >= j->n) {
         wl_say("--stdin %d: the job has only %d ranks", o->stdin_rank, j->n);
         return WL_EXIT_USAGE;
     }
-    j->ranks = calloc((size_t)j->n, sizeof *j->ranks);
-    if (!j->ranks)
-        return WL_EXIT_INTERNAL;
-    for (int i = 0; i < j->n; i++)
-        j->ranks[i] = (struct wl_rank){ .rank = i, .out.fd = -1, .err.fd = -1 };
     wl_hosts_place(&j->hosts, j->ranks, j->n);
     make_ids(j);
     j->in.from = stdin_source(o);

@@ -32,21 +32,37 @@
 
 /* ------------------------------------------------------------ options */
 
-struct wl_opts {
-    int np;                  /* -n; 0: the hosts' slots, or the CPU count */
-    char *hosts;             /* every --host list, joined by ','; or NULL */
-    const char *hostfile;    /* --hostfile */
-    const char **xvars;      /* -x VAR or VAR=value, nx of them */
+/* One program of the command line ("a : b" gives two). */
+struct wl_app {
+    char **argv;             /* the program and its arguments, NULL-ended */
+    int np;                  /* -n; 0: not given */
+    const char **xvars;      /* its own -x / -env settings, nx of them */
     int nx;
+    const char *wdir;        /* its own -wd / --wdir, or NULL */
+};
+
+struct wl_opts {
+    char *hosts;             /* every --host list, joined by ','; or NULL */
+    const char *hostfile;    /* --hostfile / -f */
+    const char **xvars;      /* -x VAR or VAR=value, -genv: for every app */
+    int nx;
+    int envall;              /* -genvall: remote ranks get all of environ */
+    int ppn;                 /* -N / --npernode / -ppn: ranks per host; 0 */
     double timeout;          /* --timeout seconds; 0: none */
     double grace;            /* seconds from SIGTERM to SIGKILL */
     const char *agent;       /* remote-exec template ("ssh") */
     const char *control_addr; /* --control-address: IPv4 to bind/advertise */
-    const char *wdir;        /* --wdir */
+    const char *wdir;        /* --wdir / -wd before the first program */
     int stdin_rank;          /* --stdin: rank that reads mpirun's stdin; -1 */
     int tag_output;          /* --tag-output */
+    int timestamp;           /* --timestamp-output */
+    int merge_stderr;        /* --merge-stderr-to-stdout */
+    const char *outdir;      /* --output-filename DIR */
     int verbose;             /* -v */
-    char **argv;             /* the program and its arguments, NULL-ended */
+    struct wl_app *apps;     /* the programs, napps of them (at least 1) */
+    int napps;
+    char **owned;            /* strings the parser made (-genv, -env) */
+    int nowned;
 };
 
 /* ------------------------------------------------------------ hosts */
@@ -61,6 +77,7 @@ struct wl_host {
 struct wl_hosts {
     struct wl_host *v;
     int n;
+    int ppn;                 /* ranks per host when placing; 0: slots */
 };
 
 /* ------------------------------------------------------------ ranks */
@@ -73,12 +90,14 @@ struct wl_stream {           /* a rank's stdout or stderr pipe */
     size_t len, cap;
     int held_eof;            /* closed while another stream owned `to`:
                                 buf is written when it lets go (iofwd.c) */
+    int file;                /* --output-filename copy, or -1 */
 };
 
 struct wl_conn;
 
 struct wl_rank {
     int rank;
+    int app;                 /* index into o->apps: MPI_APPNUM */
     struct wl_host *host;
     int local_rank;
     pid_t pid;               /* the child mpirun forked (rank or agent) */
@@ -180,6 +199,13 @@ void wl_hosts_free(struct wl_hosts *h);
 /* spawn.c */
 int wl_spawn_all(struct wl_job *j);
 void wl_spawn_signal(struct wl_rank *r, int sig);
+/* execvp, then (a bare name not on PATH) the working directory's file of
+ * that name, as Open MPI finds programs; returns the errno that explains
+ * the failure. */
+int wl_exec(char *const *argv);
+/* The reason a rank's program did not start, told apart: not found (and
+ * where it was looked for), not executable, other. */
+void wl_exec_error(char *buf, size_t len, const char *prog, int err, const char *dir);
 
 /* remote.c */
 char *wl_remote_blob(const char *cwd, int strict, char **env, int nenv, char *const *argv);
@@ -193,6 +219,10 @@ void wl_wireup_close(struct wl_job *j);
 
 /* iofwd.c */
 void wl_stream_init(struct wl_stream *s, int fd, int to, int rank);
+/* --output-filename: make DIR/1 (0, or a message and -errno) before the
+ * job; open rank r's files (DIR/1/rank.R/stdout, stderr) as it starts. */
+int wl_iofwd_check_dir(const char *outdir);
+void wl_iofwd_open_files(struct wl_job *j, struct wl_rank *r);
 void wl_iofwd_poll(struct wl_job *j, struct wl_poll *p);
 void wl_iofwd_drain(struct wl_job *j);
 void wl_iofwd_rank_gone(struct wl_job *j, struct wl_rank *r);

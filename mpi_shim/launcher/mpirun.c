@@ -1,17 +1,31 @@
 /* mpirun / mpiexec: the command line, --help and --version, and main().
  * The job itself is run by job.c; launcher.h maps the other files.
  *
- * Syntax: mpirun [options] program [arguments]. Options stop at the first
- * word that does not start with '-' (or after "--"), so the program's own
- * options are never taken for mpirun's. Long options may be written with
- * one dash or two, and with "=value" or as two words (-np 4, --np=4,
- * -host a,b), as Open MPI accepts them. A few Open MPI options that change
+ * Syntax: mpirun [options] program [arguments], or several programs in one
+ * job (MPMD): mpirun [options] prog1 [args] : [options] prog2 [args] ...
+ * Their ranks share one MPI_COMM_WORLD, numbered in command-line order,
+ * and each rank learns its program's index (WEFT_MPI_APPNUM, MPI_APPNUM).
+ * Options stop at the first word that does not start with '-' (or after
+ * "--"), so the program's own options are never taken for mpirun's; the
+ * program's arguments run up to the next ':' word. Program options (-n,
+ * -x, -env, -wd) may follow a ':' and then apply to that program only;
+ * before the first program -x and -wd apply to every program and -n to
+ * the first. Job options (hosts, output, timeout...) come before the
+ * first program only: after a ':' they are a usage error, not silently
+ * applied to the whole job. In a ':' line every program needs its -n.
+ *
+ * Long options may be written with one dash or two, and with "=value" or
+ * as two words (-np 4, --np=4, -host a,b), as Open MPI accepts them;
+ * Hydra's (MPICH) spellings of common options are accepted too (-ppn,
+ * -hosts, -f, -genv, -env, -genvall). A few Open MPI options that change
  * nothing here are accepted and ignored, so existing scripts run:
- * --oversubscribe, --allow-run-as-root, --bind-to X, --map-by X, and
- * --mca K V (with a warning: the parameter is Open MPI's, not ours).
+ * --oversubscribe, --allow-run-as-root, --bind-to X, --map-by X,
+ * --report-bindings, and --mca K V (with a warning: the parameter is Open
+ * MPI's, not ours).
  *
  * Rejected: getopt_long (no single-dash long options like -np and -host,
- * which every MPI script uses); MPMD "prog1 : prog2" (a later issue).
+ * which every MPI script uses); Open MPI's --app file (a ':' line says the
+ * same on the command line).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,42 +39,65 @@
 #endif
 
 enum opt_id {
-    O_NP, O_HOST, O_HOSTFILE, O_X, O_TIMEOUT, O_AGENT, O_CONTROL, O_WDIR, O_STDIN,
-    O_TAG, O_VERBOSE, O_VERSION, O_HELP, O_IGNORE, O_IGNORE_ARG, O_MCA,
-    O_LIST_UNSUPPORTED,
+    O_NP, O_HOST, O_HOSTFILE, O_X, O_GENV, O_ENV, O_GENVALL, O_PPN, O_PERNODE, O_TIMEOUT,
+    O_AGENT, O_CONTROL, O_WDIR, O_STDIN, O_TAG, O_TIMESTAMP, O_MERGE, O_OUTFILE, O_VERBOSE,
+    O_VERSION, O_HELP, O_IGNORE, O_IGNORE_ARG, O_MCA, O_LIST_UNSUPPORTED,
 };
 
+/* local: allowed after a ':' too, where it applies to that program only
+ * (the rest describe the whole job and come before the first program). */
 static const struct opt_def {
     const char *name;
     enum opt_id id;
     int nargs;
+    int local;
 } opt_table[] = {
-    { "n", O_NP, 1 }, { "np", O_NP, 1 }, { "c", O_NP, 1 },
-    { "H", O_HOST, 1 }, { "host", O_HOST, 1 },
-    { "hostfile", O_HOSTFILE, 1 }, { "machinefile", O_HOSTFILE, 1 },
-    { "x", O_X, 1 }, { "timeout", O_TIMEOUT, 1 },
-    { "launch-agent", O_AGENT, 1 }, { "control-address", O_CONTROL, 1 },
-    { "wdir", O_WDIR, 1 }, { "stdin", O_STDIN, 1 },
-    { "tag-output", O_TAG, 0 }, { "v", O_VERBOSE, 0 }, { "verbose", O_VERBOSE, 0 },
-    { "V", O_VERSION, 0 }, { "version", O_VERSION, 0 }, { "h", O_HELP, 0 },
-    { "help", O_HELP, 0 }, { "oversubscribe", O_IGNORE, 0 },
-    { "allow-run-as-root", O_IGNORE, 0 }, { "bind-to", O_IGNORE_ARG, 1 },
-    { "map-by", O_IGNORE_ARG, 1 }, { "mca", O_MCA, 2 },
-    { "list-unsupported", O_LIST_UNSUPPORTED, 0 },
+    { "n", O_NP, 1, 1 }, { "np", O_NP, 1, 1 }, { "c", O_NP, 1, 1 },
+    { "H", O_HOST, 1, 0 }, { "host", O_HOST, 1, 0 }, { "hosts", O_HOST, 1, 0 },
+    { "hostfile", O_HOSTFILE, 1, 0 }, { "machinefile", O_HOSTFILE, 1, 0 },
+    { "f", O_HOSTFILE, 1, 0 },
+    { "x", O_X, 1, 1 }, { "genv", O_GENV, 2, 0 }, { "env", O_ENV, 2, 1 },
+    { "genvall", O_GENVALL, 0, 0 },
+    { "N", O_PPN, 1, 0 }, { "npernode", O_PPN, 1, 0 }, { "ppn", O_PPN, 1, 0 },
+    { "pernode", O_PERNODE, 0, 0 }, { "timeout", O_TIMEOUT, 1, 0 },
+    { "launch-agent", O_AGENT, 1, 0 }, { "control-address", O_CONTROL, 1, 0 },
+    { "wdir", O_WDIR, 1, 1 }, { "wd", O_WDIR, 1, 1 }, { "stdin", O_STDIN, 1, 0 },
+    { "tag-output", O_TAG, 0, 0 }, { "timestamp-output", O_TIMESTAMP, 0, 0 },
+    { "merge-stderr-to-stdout", O_MERGE, 0, 0 }, { "output-filename", O_OUTFILE, 1, 0 },
+    { "v", O_VERBOSE, 0, 0 }, { "verbose", O_VERBOSE, 0, 0 },
+    { "V", O_VERSION, 0, 0 }, { "version", O_VERSION, 0, 0 }, { "h", O_HELP, 0, 0 },
+    { "help", O_HELP, 0, 0 }, { "oversubscribe", O_IGNORE, 0, 0 },
+    { "allow-run-as-root", O_IGNORE, 0, 0 }, { "bind-to", O_IGNORE_ARG, 1, 0 },
+    { "map-by", O_IGNORE_ARG, 1, 0 }, { "report-bindings", O_IGNORE, 0, 0 },
+    { "mca", O_MCA, 2, 0 }, { "list-unsupported", O_LIST_UNSUPPORTED, 0, 0 },
 };
 
 static void usage(FILE *f)
 {
     fputs("usage: mpirun [options] program [arguments...]   (also: mpiexec)\n"
-          "Runs an MPI program built with Weft's mpicc as a job of several processes.\n\n"
+          "       mpirun [job options] [program options] prog1 [args] : [program options] "
+          "prog2 [args] ...\n"
+          "Runs an MPI program built with Weft's mpicc as a job of several processes.\n"
+          "Programs joined by ':' share one MPI_COMM_WORLD (MPI_APPNUM tells them apart).\n\n"
+          "Program options (after a ':' they apply to that program only):\n"
           "  -n, -np N             number of ranks (default: the hosts' slots, else the CPUs)\n"
-          "  -H, --host LIST       hosts, comma-separated, NAME or NAME:SLOTS\n"
-          "  --hostfile FILE       hosts, one a line: NAME [slots=N]\n"
-          "  -x VAR, -x VAR=VALUE  pass mpirun's VAR, or set VAR, in every rank\n"
+          "  -x VAR, -x VAR=VALUE  pass mpirun's VAR, or set VAR (before the first program:\n"
+          "                        in every rank)\n"
+          "  -env VAR VALUE        set VAR in this program's ranks\n"
+          "  --wdir, -wd DIR       the ranks' working directory\n"
+          "Job options:\n"
+          "  -H, --host, -hosts LIST  hosts, comma-separated, NAME or NAME:SLOTS\n"
+          "  --hostfile, -f FILE   hosts, one a line: NAME [slots=N] or NAME:N\n"
+          "  -N, --npernode, -ppn N  N ranks per host (default -n: N per host)\n"
+          "  --pernode             one rank per host\n"
+          "  -genv VAR VALUE       set VAR in every rank\n"
+          "  -genvall              pass all of mpirun's environment to remote ranks too\n"
           "  --tag-output          prefix lines with [1,RANK]<stdout>: or <stderr>:\n"
+          "  --timestamp-output    prefix lines with the time mpirun read them\n"
+          "  --merge-stderr-to-stdout  the ranks' stderr goes to stdout\n"
+          "  --output-filename DIR also write rank R's output to DIR/1/rank.R/stdout, stderr\n"
           "  --stdin RANK|none     the rank that reads mpirun's stdin (default 0)\n"
           "  --timeout S           stop the job after S seconds, exit status 124\n"
-          "  --wdir DIR            the ranks' working directory\n"
           "  --launch-agent CMD    how to start ranks on other hosts (default ssh);\n"
           "                        {host} in CMD is replaced by the host name\n"
           "  --control-address IP  the address remote ranks reach mpirun at\n"
@@ -69,7 +106,9 @@ static void usage(FILE *f)
           "  -h, --help            print this help\n"
           "  --list-unsupported    list the MPI functions Weft does not implement yet\n"
           "Accepted and ignored (Open MPI): --oversubscribe, --allow-run-as-root,\n"
-          "  --bind-to X, --map-by X, --mca K V.\n\n"
+          "  --bind-to X, --map-by X, --report-bindings, --mca K V.\n\n"
+          "Signals: SIGUSR1, SIGUSR2, SIGCONT and SIGTSTP are passed on to every rank\n"
+          "  (SIGTSTP then stops mpirun too); SIGINT, SIGTERM, SIGHUP, SIGQUIT stop the job.\n"
           "Environment: WEFT_MPIRUN_RSH (launch agent), WEFT_MPIRUN_CONTROL_ADDRESS,\n"
           "  WEFT_MPIRUN_KILL_GRACE (seconds from SIGTERM to SIGKILL, default 1),\n"
           "  WEFT_MPIRUN_REMOTE_PATH (mpirun's path on remote hosts), MPIEXEC_TIMEOUT.\n"
@@ -129,20 +168,47 @@ static int add_host_list(struct wl_opts *o, const char *list)
     return 0;
 }
 
-static int add_x(struct wl_opts *o, const char *x)
+static int valid_var(const char *x, size_t len)
+{
+    return len > 0 && !(x[0] >= '0' && x[0] <= '9') &&
+           strspn(x, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") == len;
+}
+
+/* Append x to a list of -x settings (o's, or one program's). */
+static int push_x(const char ***list, int *n, const char *x)
+{
+    const char **v = realloc(*list, (size_t)(*n + 1) * sizeof *v);
+    if (!v)
+        return WL_EXIT_INTERNAL;
+    *list = v;
+    v[(*n)++] = x;
+    return 0;
+}
+
+static int add_x(const char ***list, int *n, const char *x)
 {
     size_t name = strcspn(x, "=");
-    if (name == 0 || strspn(x, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                               "0123456789_") != name || (x[0] >= '0' && x[0] <= '9'))
+    if (!valid_var(x, name))
         return bad("-x", x, "VAR or VAR=VALUE");
     if (!x[name] && !getenv(x))
         wl_say("-x %s: %s is not set here; not passed on", x, x);
-    const char **v = realloc(o->xvars, (size_t)(o->nx + 1) * sizeof *v);
-    if (!v)
+    return push_x(list, n, x);
+}
+
+/* -genv / -env VAR VALUE: a VAR=VALUE setting the options own. */
+static int add_env(struct wl_opts *o, const char ***list, int *n, const char *opt,
+                   const char **val)
+{
+    char *kv, **owned = realloc(o->owned, (size_t)(o->nowned + 1) * sizeof *owned);
+    if (!valid_var(val[0], strlen(val[0])))
+        return bad(opt, val[0], "a variable name");
+    if (!owned)
         return WL_EXIT_INTERNAL;
-    o->xvars = v;
-    v[o->nx++] = x;
-    return 0;
+    o->owned = owned;
+    if (asprintf(&kv, "%s=%s", val[0], val[1]) < 0)
+        return WL_EXIT_INTERNAL;
+    owned[o->nowned++] = kv;
+    return push_x(list, n, kv);
 }
 
 /* --list-unsupported: the MPI functions whose binding is a generated stub
@@ -165,31 +231,58 @@ static void list_unsupported(void)
 #endif
 }
 
-/* Apply one option; 0, -1 to exit 0 at once (help, version), or a status. */
-static int apply(struct wl_opts *o, enum opt_id id, const char *opt, const char **val)
+/* A program option, for program a (first: before the first program, where
+ * -x and --wdir apply to every program). */
+static int apply_app(struct wl_opts *o, struct wl_app *a, int first, enum opt_id id,
+                     const char *opt, const char **val)
 {
     switch (id) {
-    case O_NP: return parse_int(opt, val[0], 1, 1000000, &o->np);
-    case O_HOST: return add_host_list(o, val[0]);
-    case O_HOSTFILE: o->hostfile = val[0]; return 0;
-    case O_X: return add_x(o, val[0]);
-    case O_TIMEOUT: return parse_seconds(opt, val[0], &o->timeout);
-    case O_AGENT: o->agent = val[0]; return 0;
-    case O_CONTROL: o->control_addr = val[0]; return 0;
-    case O_WDIR: o->wdir = val[0]; return 0;
+    case O_NP: return parse_int(opt, val[0], 1, 1000000, &a->np);
+    case O_X: return first ? add_x(&o->xvars, &o->nx, val[0]) : add_x(&a->xvars, &a->nx, val[0]);
+    case O_ENV: return add_env(o, &a->xvars, &a->nx, opt, val);
+    case O_WDIR: *(first ? &o->wdir : &a->wdir) = val[0]; return 0;
+    default: return 0;
+    }
+}
+
+static int apply_output(struct wl_opts *o, enum opt_id id, const char *opt, const char **val)
+{
+    switch (id) {
     case O_STDIN:
         o->stdin_rank = -1;
         if (!strcmp(val[0], "none"))
             return 0;
         return parse_int(opt, val[0], 0, 1000000, &o->stdin_rank);
     case O_TAG: o->tag_output = 1; return 0;
+    case O_TIMESTAMP: o->timestamp = 1; return 0;
+    case O_MERGE: o->merge_stderr = 1; return 0;
+    case O_OUTFILE:
+        o->outdir = val[0];
+        return *val[0] ? 0 : bad(opt, val[0], "a directory");
+    default: return 0;
+    }
+}
+
+/* Apply one option; 0, -1 to exit 0 at once (help, version), or a status. */
+static int apply(struct wl_opts *o, enum opt_id id, const char *opt, const char **val)
+{
+    switch (id) {
+    case O_HOST: return add_host_list(o, val[0]);
+    case O_HOSTFILE: o->hostfile = val[0]; return 0;
+    case O_GENV: return add_env(o, &o->xvars, &o->nx, opt, val);
+    case O_GENVALL: o->envall = 1; return 0;
+    case O_PPN: return parse_int(opt, val[0], 1, 100000, &o->ppn);
+    case O_PERNODE: o->ppn = 1; return 0;
+    case O_TIMEOUT: return parse_seconds(opt, val[0], &o->timeout);
+    case O_AGENT: o->agent = val[0]; return 0;
+    case O_CONTROL: o->control_addr = val[0]; return 0;
     case O_VERBOSE: o->verbose = 1; return 0;
     case O_VERSION: printf("mpirun (Weft) %s\n", WL_VERSION_STRING); return -1;
     case O_HELP: usage(stdout); return -1;
     case O_LIST_UNSUPPORTED: list_unsupported(); return -1;
     case O_MCA: wl_say("ignoring --mca %s %s (an Open MPI parameter)", val[0], val[1]);
         return 0;
-    default: return 0;
+    default: return apply_output(o, id, opt, val);
     }
 }
 
@@ -207,39 +300,85 @@ static void defaults(struct wl_opts *o)
         parse_seconds("MPIEXEC_TIMEOUT", e, &o->timeout);
 }
 
-/* 0 with o filled in, -1 to exit 0 at once, or an exit status. */
-static int parse(int argc, char **argv, struct wl_opts *o)
+/* The options of one section of the command line, from argv[*i] up to its
+ * program; *i is left at the program (or past the end). */
+static int parse_section(int argc, char **argv, int *i, struct wl_opts *o, struct wl_app *a,
+                         int first)
 {
-    int i = 1;
-    defaults(o);
-    for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-        const char *val[2] = { NULL, NULL }, *opt = argv[i];
+    for (; *i < argc && argv[*i][0] == '-' && argv[*i][1]; ++*i) {
+        const char *val[2] = { NULL, NULL }, *opt = argv[*i];
         if (!strcmp(opt, "--")) {
-            i++;
+            ++*i;
             break;
         }
         const struct opt_def *d = lookup(opt, &val[0]);
         if (!d) {
-            wl_say("unknown option '%s' (see mpirun --help)", argv[i]);
+            wl_say("unknown option '%s' (see mpirun --help)", opt);
+            return WL_EXIT_USAGE;
+        }
+        if (!first && !d->local) {
+            wl_say("'%s' is an option of the whole job: give it before the first program", opt);
             return WL_EXIT_USAGE;
         }
         for (int k = val[0] ? 1 : 0; k < d->nargs; k++) {
-            if (i + 1 >= argc) {
-                wl_say("option '%s' needs a value", argv[i]);
+            if (*i + 1 >= argc) {
+                wl_say("option '%s' needs a value", opt);
                 return WL_EXIT_USAGE;
             }
-            val[k] = argv[++i];
+            val[k] = argv[++*i];
         }
-        int r = apply(o, d->id, opt, val);
+        int r = d->local ? apply_app(o, a, first, d->id, opt, val) : apply(o, d->id, opt, val);
         if (r)
             return r;
     }
-    if (i >= argc) {
-        wl_say("no program to run (see mpirun --help)");
-        return WL_EXIT_USAGE;
-    }
-    o->argv = argv + i;
     return 0;
+}
+
+static struct wl_app *new_app(struct wl_opts *o)
+{
+    struct wl_app *v = realloc(o->apps, (size_t)(o->napps + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    o->apps = v;
+    v[o->napps] = (struct wl_app){ 0 };
+    return &v[o->napps++];
+}
+
+/* In an MPMD line every program says how many ranks it wants. */
+static int check_apps(const struct wl_opts *o)
+{
+    for (int k = 0; o->napps > 1 && k < o->napps; k++)
+        if (!o->apps[k].np) {
+            wl_say("program %d (%s) of a ':' line needs -n", k + 1, o->apps[k].argv[0]);
+            return WL_EXIT_USAGE;
+        }
+    return 0;
+}
+
+/* 0 with o filled in, -1 to exit 0 at once, or an exit status. The
+ * sections are split at ':' words, each program's argv ended in place. */
+static int parse(int argc, char **argv, struct wl_opts *o)
+{
+    int i = 1;
+    defaults(o);
+    for (;;) {
+        struct wl_app *a = new_app(o);
+        if (!a)
+            return WL_EXIT_INTERNAL;
+        int r = parse_section(argc, argv, &i, o, a, o->napps == 1);
+        if (r)
+            return r;
+        if (i >= argc || !strcmp(argv[i], ":")) {
+            wl_say("no program to run%s (see mpirun --help)", o->napps > 1 ? " after ':'" : "");
+            return WL_EXIT_USAGE;
+        }
+        a->argv = argv + i;
+        while (i < argc && strcmp(argv[i], ":"))
+            i++;
+        if (i >= argc)
+            return check_apps(o);
+        argv[i++] = NULL;
+    }
 }
 
 /* Children get pipes on 0/1/2; our own must be open so a pipe never
@@ -249,6 +388,18 @@ static void open_std_fds(void)
     for (int fd = 0; fd < 3; fd++)
         if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", fd ? O_WRONLY : O_RDONLY) < 0)
             exit(WL_EXIT_INTERNAL);
+}
+
+static void free_opts(struct wl_opts *o)
+{
+    for (int k = 0; k < o->napps; k++)
+        free(o->apps[k].xvars);
+    for (int k = 0; k < o->nowned; k++)
+        free(o->owned[k]);
+    free(o->apps);
+    free(o->owned);
+    free(o->hosts);
+    free(o->xvars);
 }
 
 int main(int argc, char **argv)
@@ -262,7 +413,6 @@ int main(int argc, char **argv)
         status = wl_job_run(&o);
     else if (status < 0)
         status = 0;
-    free(o.hosts);
-    free(o.xvars);
+    free_opts(&o);
     return status;
 }

@@ -18,6 +18,8 @@
  *   - the helper gets SIGTERM, SIGINT, SIGHUP or SIGQUIT (passed on as is),
  *   - its stdout breaks (POLLERR/POLLHUP: mpirun or the agent is gone),
  *   - the helper dies (PDEATHSIG: SIGKILL).
+ * SIGUSR1, SIGUSR2, SIGCONT and SIGTSTP are passed on to the rank too
+ * (mpirun forwards them to every rank); the helper itself never stops.
  * When the rank ends, the helper ends the same way (same exit code, or the
  * same signal re-raised without a core dump), so an agent that execs
  * (ip netns exec, env) reports the rank's status exactly; ssh maps signals
@@ -27,6 +29,7 @@
  * more state, and the per-rank helper already gives stdio per rank.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,7 +160,7 @@ static _Noreturn void exit_like(int st)
     _exit(128 + sig);
 }
 
-static _Noreturn void run_rank(char **argv, pid_t parent)
+static _Noreturn void run_rank(char **argv, pid_t parent, const char *cwd)
 {
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -166,8 +169,9 @@ static _Noreturn void run_rank(char **argv, pid_t parent)
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    execvp(argv[0], argv);
-    complain(strerror(errno), argv[0]);
+    char why[PATH_MAX + 128];
+    wl_exec_error(why, sizeof why, argv[0], wl_exec(argv), cwd);
+    complain(why, NULL);
     _exit(WL_EXIT_LAUNCH);
 }
 
@@ -184,18 +188,19 @@ static void on_signals(int sfd, pid_t pid)
     }
 }
 
-static int supervise(char **argv)
+static int supervise(char **argv, const char *cwd)
 {
     sigset_t set;
     sigemptyset(&set);
-    int sigs[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+    int sigs[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT,
+                   SIGTSTP };
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         sigaddset(&set, sigs[i]);
     sigprocmask(SIG_BLOCK, &set, NULL);
     int sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
     pid_t parent = getpid(), pid = sfd < 0 ? -1 : fork();
     if (pid == 0)
-        run_rank(argv, parent);
+        run_rank(argv, parent, cwd);
     if (pid < 0) {
         complain("cannot start the rank", strerror(errno));
         return WL_EXIT_LAUNCH;
@@ -241,5 +246,5 @@ int wl_remote_main(int argc, char **argv)
         complain(strerror(errno), pl.cwd);
         return WL_EXIT_LAUNCH;
     }
-    return supervise(pl.argv);
+    return supervise(pl.argv, pl.cwd[0] ? pl.cwd : "the working directory");
 }

@@ -4,23 +4,30 @@
  *
  * Environment of a rank. A local rank inherits mpirun's whole environment;
  * a remote one gets only what mpirun sends: every WEFT_* variable of
- * mpirun's environment except the launcher's own WEFT_MPIRUN_* and the
- * per-job ones below (so runtime settings such as WEFT_WORKERS or
- * WEFT_EAGER_LIMIT reach every rank, but an enclosing job's secret does
- * not reach a command line), and the -x variables. Then, for every rank, the -x VAR=value settings and the
- * per-rank variables override: WEFT_MPI_RANK, _SIZE, _LOCAL_RANK,
- * _LOCAL_SIZE, _HOST, _JOBID, _SECRET, _CONTROL (boot.h), and for scripts
+ * mpirun's environment (with -genvall, every variable) except the
+ * launcher's own WEFT_MPIRUN_* and the per-job ones below (so runtime
+ * settings such as WEFT_WORKERS or WEFT_EAGER_LIMIT reach every rank, but
+ * an enclosing job's secret does not reach a command line), and the -x
+ * variables. Then, for every rank, the job's -x VAR=value and -genv
+ * settings, its program's -x and -env settings, and the per-rank variables
+ * override, in that order: WEFT_MPI_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE,
+ * _HOST, _APPNUM, _JOBID, _SECRET, _CONTROL (boot.h), and for scripts
  * written for other launchers OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK,
- * _LOCAL_SIZE, _NODE_RANK and PMI_RANK, PMI_SIZE (values only; they start
- * no PMI client).
+ * _LOCAL_SIZE, _NODE_RANK, OMPI_UNIVERSE_SIZE, PMI_RANK, PMI_SIZE and
+ * Hydra's MPI_LOCALRANKID, MPI_LOCALNRANKS (values only; they start no PMI
+ * client).
  *
  * A local rank: fork, then in the child its own process group (so a signal
  * reaches the rank and any children it started, and the terminal's Ctrl-C
  * reaches only mpirun, which stops the job in order), PR_SET_PDEATHSIG so it
  * dies with mpirun even if mpirun is SIGKILLed, pipes on 0/1/2 (stdin is
- * /dev/null except for the --stdin rank), empty signal mask, then execvp. A
- * CLOEXEC pipe reports a failed chdir or exec to the parent, so "no such
- * program" is reported as such, not as an exit code.
+ * /dev/null except for the --stdin rank; with --merge-stderr-to-stdout
+ * stderr is the stdout pipe), empty signal mask, then execvp, and for a
+ * bare name not on PATH the file of that name in the working directory
+ * (Open MPI runs "mpirun prog" so; a shell would not). A CLOEXEC pipe
+ * reports a failed chdir or exec to the parent, so "not found" (and where
+ * it was looked for) and "not an executable file" are reported as such,
+ * not as an exit code.
  *
  * A remote rank: the launch agent template (--launch-agent, else
  * WEFT_MPIRUN_RSH, else "ssh") is split into words at blanks; "{host}" is
@@ -78,6 +85,22 @@ static void env_add(struct envlist *e, const char *fmt, ...)
     e->v[++e->n] = NULL;
 }
 
+/* What scripts written for other launchers read: values only, they start
+ * no PMI client. OMPI_UNIVERSE_SIZE is the job's size, as MPI_UNIVERSE_SIZE. */
+static void add_foreign_vars(const struct wl_job *j, const struct wl_rank *r, struct envlist *e)
+{
+    env_add(e, "OMPI_COMM_WORLD_RANK=%d", r->rank);
+    env_add(e, "OMPI_COMM_WORLD_SIZE=%d", j->n);
+    env_add(e, "OMPI_COMM_WORLD_LOCAL_RANK=%d", r->local_rank);
+    env_add(e, "OMPI_COMM_WORLD_LOCAL_SIZE=%d", r->host->nranks);
+    env_add(e, "OMPI_COMM_WORLD_NODE_RANK=%d", r->local_rank);
+    env_add(e, "OMPI_UNIVERSE_SIZE=%d", j->n);
+    env_add(e, "PMI_RANK=%d", r->rank);
+    env_add(e, "PMI_SIZE=%d", j->n);
+    env_add(e, "MPI_LOCALRANKID=%d", r->local_rank);
+    env_add(e, "MPI_LOCALNRANKS=%d", r->host->nranks);
+}
+
 static void env_free(struct envlist *e)
 {
     for (int i = 0; i < e->n; i++)
@@ -85,34 +108,47 @@ static void env_free(struct envlist *e)
     free(e->v);
 }
 
-/* WEFT_* settings go to remote ranks, but not mpirun's own nor a job's
- * identity (an enclosing job's secret must not reach a command line). */
-static int forwardable(const char *kv)
+/* WEFT_* settings (with -genvall, everything) go to remote ranks, but not
+ * mpirun's own nor a job's identity (an enclosing job's secret must not
+ * reach a command line). */
+static int is_job_var(const char *kv)
 {
     static const char *const job[] = { WMPI_ENV_RANK, WMPI_ENV_SIZE, WMPI_ENV_LOCAL_RANK,
                                        WMPI_ENV_LOCAL_SIZE, WMPI_ENV_HOST, WMPI_ENV_JOBID,
-                                       WMPI_ENV_SECRET, WMPI_ENV_CONTROL };
+                                       WMPI_ENV_SECRET, WMPI_ENV_CONTROL, WMPI_ENV_APPNUM };
     size_t len = strcspn(kv, "=");
-    if (strncmp(kv, "WEFT_", 5) || !strncmp(kv, "WEFT_MPIRUN_", 12))
-        return 0;
     for (size_t i = 0; i < sizeof job / sizeof job[0]; i++)
         if (strlen(job[i]) == len && !strncmp(kv, job[i], len))
-            return 0;
-    return 1;
+            return 1;
+    return 0;
 }
 
-static void add_forwarded(const struct wl_job *j, struct envlist *e, int remote)
+static int forwardable(const char *kv, int all)
 {
-    for (char **p = environ; remote && *p; p++)
-        if (forwardable(*p))
-            env_add(e, "%s", *p);
-    for (int i = 0; i < j->o->nx; i++) {
-        const char *x = j->o->xvars[i], *v = getenv(x);
+    if (!strncmp(kv, "WEFT_MPIRUN_", 12) || is_job_var(kv))
+        return 0;
+    return all || !strncmp(kv, "WEFT_", 5);
+}
+
+static void add_x_list(struct envlist *e, const char *const *xv, int nx, int remote)
+{
+    for (int i = 0; i < nx; i++) {
+        const char *x = xv[i], *v = getenv(x);
         if (strchr(x, '='))
             env_add(e, "%s", x);
         else if (remote && v)
             env_add(e, "%s=%s", x, v);
     }
+}
+
+static void add_forwarded(const struct wl_job *j, const struct wl_app *a, struct envlist *e,
+                          int remote)
+{
+    for (char **p = environ; remote && *p; p++)
+        if (forwardable(*p, j->o->envall))
+            env_add(e, "%s", *p);
+    add_x_list(e, j->o->xvars, j->o->nx, remote);
+    add_x_list(e, a->xvars, a->nx, remote);
 }
 
 static void add_rank_vars(const struct wl_job *j, const struct wl_rank *r, struct envlist *e,
@@ -124,17 +160,12 @@ static void add_rank_vars(const struct wl_job *j, const struct wl_rank *r, struc
     env_add(e, "%s=%d", WMPI_ENV_LOCAL_RANK, r->local_rank);
     env_add(e, "%s=%d", WMPI_ENV_LOCAL_SIZE, r->host->nranks);
     env_add(e, "%s=%s", WMPI_ENV_HOST, r->host->name);
+    env_add(e, "%s=%d", WMPI_ENV_APPNUM, r->app);
     env_add(e, "%s=%s", WMPI_ENV_JOBID, j->jobid);
     env_add(e, "%s=%s", WMPI_ENV_CONTROL, ctl);
     if (!remote)
         env_add(e, "%s=%s", WMPI_ENV_SECRET, j->secret_hex);
-    env_add(e, "OMPI_COMM_WORLD_RANK=%d", r->rank);
-    env_add(e, "OMPI_COMM_WORLD_SIZE=%d", j->n);
-    env_add(e, "OMPI_COMM_WORLD_LOCAL_RANK=%d", r->local_rank);
-    env_add(e, "OMPI_COMM_WORLD_LOCAL_SIZE=%d", r->host->nranks);
-    env_add(e, "OMPI_COMM_WORLD_NODE_RANK=%d", r->local_rank);
-    env_add(e, "PMI_RANK=%d", r->rank);
-    env_add(e, "PMI_SIZE=%d", j->n);
+    add_foreign_vars(j, r, e);
 }
 
 /* ------------------------------------------------------------ launch agent */
@@ -205,6 +236,30 @@ static _Noreturn void report(int fd, int stage, int err)
     _exit(WL_EXIT_LAUNCH);
 }
 
+int wl_exec(char *const *argv)
+{
+    execvp(argv[0], argv);
+    int err = errno;
+    if (err == ENOENT && !strchr(argv[0], '/')) {
+        execv(argv[0], argv); /* a bare name may be in the working directory */
+        if (errno != ENOENT)
+            err = errno;
+    }
+    return err;
+}
+
+void wl_exec_error(char *buf, size_t len, const char *prog, int err, const char *dir)
+{
+    if (err == ENOENT && !strchr(prog, '/'))
+        snprintf(buf, len, "program '%s' not found (not on PATH, nor in %s)", prog, dir);
+    else if (err == ENOENT)
+        snprintf(buf, len, "program '%s' not found (%s)", prog, strerror(err));
+    else if (err == EACCES)
+        snprintf(buf, len, "'%s' is not an executable file (%s)", prog, strerror(err));
+    else
+        snprintf(buf, len, "%s: %s", prog, strerror(err));
+}
+
 static _Noreturn void child(const struct child_io *io, char **env, char **argv)
 {
     setpgid(0, 0);
@@ -221,24 +276,30 @@ static _Noreturn void child(const struct child_io *io, char **env, char **argv)
         report(io->report, 1, errno);
     for (int i = 0; env && env[i]; i++)
         putenv(env[i]);
-    execvp(argv[0], argv);
-    report(io->report, 2, errno);
+    report(io->report, 2, wl_exec(argv));
 }
 
 /* 0 if the child exec'd, else a message and -1. */
-static int check_launch(struct wl_job *j, const struct wl_rank *r, int fd, const char *prog)
+static int check_launch(struct wl_job *j, const struct wl_rank *r, int fd, const char *prog,
+                        const char *wdir)
 {
     int msg[2];
     ssize_t n;
+    char what[PATH_MAX + 128], cwd[PATH_MAX];
     do
         n = read(fd, msg, sizeof msg);
     while (n < 0 && errno == EINTR);
     close(fd);
     if (n != (ssize_t)sizeof msg)
         return 0;
-    const char *what = msg[0] == 1 ? j->o->wdir : msg[0] == 2 ? prog : "stdio";
-    wl_job_fail(j, WL_EXIT_LAUNCH, "cannot start rank %d on %s: %s%s: %s", r->rank,
-                r->host->name, msg[0] == 1 ? "cannot enter " : "", what, strerror(msg[1]));
+    if (msg[0] == 2)
+        wl_exec_error(what, sizeof what, prog, msg[1],
+                      wdir ? wdir : getcwd(cwd, sizeof cwd) ? cwd : "the working directory");
+    else
+        snprintf(what, sizeof what, "%s%s: %s", msg[0] == 1 ? "cannot enter " : "",
+                 msg[0] == 1 ? wdir : "stdio", strerror(msg[1]));
+    wl_job_fail(j, WL_EXIT_LAUNCH, "cannot start rank %d on %s: %s", r->rank, r->host->name,
+                what);
     return -1;
 }
 
@@ -303,12 +364,18 @@ static void hand_stdin(struct wl_job *j, int fd, int remote, int takes_stdin)
     j->in.to = fd;
 }
 
+static const char *rank_wdir(const struct wl_job *j, const struct wl_rank *r)
+{
+    const char *w = j->o->apps[r->app].wdir;
+    return w ? w : j->o->wdir;
+}
+
 static int fork_rank(struct wl_job *j, struct wl_rank *r, struct pipes *p, char **env,
                      char **argv)
 {
     int remote = !r->host->local;
-    struct child_io io = { p->in[0], p->out[1], p->err[1], p->rep[1], getpid(),
-                           remote ? NULL : j->o->wdir };
+    struct child_io io = { p->in[0], p->out[1], j->o->merge_stderr ? p->out[1] : p->err[1],
+                           p->rep[1], getpid(), remote ? NULL : rank_wdir(j, r) };
     pid_t pid = fork();
     if (pid == 0)
         child(&io, remote ? NULL : env, argv);
@@ -324,9 +391,22 @@ static int fork_rank(struct wl_job *j, struct wl_rank *r, struct pipes *p, char 
     j->nalive++;
     wl_stream_init(&r->out, p->out[0], 1, r->rank);
     wl_stream_init(&r->err, p->err[0], 2, r->rank);
+    wl_iofwd_open_files(j, r);
     if (j->o->verbose)
         wl_say("rank %d on %s: pid %d", r->rank, r->host->name, (int)pid);
-    return check_launch(j, r, p->rep[0], argv[0]);
+    return check_launch(j, r, p->rep[0], argv[0], io.wdir);
+}
+
+/* The agent's command line for a remote rank: the plan travels in it. */
+static void remote_argv(const struct wl_job *j, const struct wl_rank *r, struct envlist *env,
+                        struct envlist *agent)
+{
+    char cwd[PATH_MAX];
+    const char *wdir = rank_wdir(j, r);
+    const char *dir = wdir ? wdir : getcwd(cwd, sizeof cwd) ? cwd : "";
+    char *blob = wl_remote_blob(dir, wdir != NULL, env->v, env->n, j->o->apps[r->app].argv);
+    agent_argv(j, r, blob, agent);
+    free(blob);
 }
 
 static int spawn_rank(struct wl_job *j, struct wl_rank *r)
@@ -335,15 +415,11 @@ static int spawn_rank(struct wl_job *j, struct wl_rank *r)
     int takes_stdin = r->rank == j->o->stdin_rank && j->in.from >= 0;
     struct envlist env = { 0 }, agent = { 0 };
     struct pipes p;
-    add_forwarded(j, &env, remote);
+    add_forwarded(j, &j->o->apps[r->app], &env, remote);
     add_rank_vars(j, r, &env, remote);
-    char **argv = j->o->argv;
+    char **argv = j->o->apps[r->app].argv;
     if (remote) {
-        char cwd[PATH_MAX];
-        const char *dir = j->o->wdir ? j->o->wdir : getcwd(cwd, sizeof cwd) ? cwd : "";
-        char *blob = wl_remote_blob(dir, j->o->wdir != NULL, env.v, env.n, argv);
-        agent_argv(j, r, blob, &agent);
-        free(blob);
+        remote_argv(j, r, &env, &agent);
         argv = agent.v;
     }
     int err = open_pipes(&p, remote || takes_stdin);
