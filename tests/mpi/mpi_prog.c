@@ -15,6 +15,13 @@
  *               barrier, allreduce (1 int, 1 MiB of doubles), bcast,
  *               allgather and alltoall, all checked; print
  *               "rank R mesh ok netns=INO memfd_maps=N tcp_peers=T"
+ *   whoami VAR...  print "rank R size S appnum A prog NAME" (A the
+ *               MPI_APPNUM attribute of MPI_COMM_WORLD, NAME the basename
+ *               of argv[0]), then "rank R VAR=value" (or "VAR unset") for
+ *               each VAR
+ *   signals     no MPI: block SIGUSR1 and SIGUSR2, print "ready R PID",
+ *               then print "rank R got SIGUSR2" for each SIGUSR2 and, on
+ *               SIGUSR1, "rank R got SIGUSR1" and exit 0
  *
  * Any behaviour may be preceded by "gate PATH WHO WHERE": rank WHO (or
  * every rank, for "all") stops at WHERE and waits until the file PATH
@@ -42,6 +49,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -86,6 +94,46 @@ static int memfd_maps(void)
     if (f)
         fclose(f);
     return n;
+}
+
+/* ------------------------------------------------------------ launcher */
+
+static int mode_whoami(int argc, char **argv)
+{
+    int *appnum = NULL, flag = 0;
+    const char *name = strrchr(argv[0], '/');
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag);
+    check(flag && appnum, "MPI_APPNUM is not set on MPI_COMM_WORLD");
+    say("rank %d size %d appnum %d prog %s\n", rank, size, *appnum, name ? name + 1 : argv[0]);
+    for (int i = 2; i < argc; i++) {
+        const char *v = getenv(argv[i]);
+        if (v)
+            say("rank %d %s=%s\n", rank, argv[i], v);
+        else
+            say("rank %d %s unset\n", rank, argv[i]);
+    }
+    return 0;
+}
+
+/* Before MPI_Init and without it: the launcher's signal forwarding. */
+static int mode_signals(void)
+{
+    const char *r = getenv("WEFT_MPI_RANK");
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    sigaddset(&set, SIGUSR2);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    say("ready %s %d\n", r ? r : "?", (int)getpid());
+    for (;;) {
+        int sig = sigwaitinfo(&set, NULL);
+        if (sig == SIGUSR2)
+            say("rank %s got SIGUSR2\n", r ? r : "?");
+        if (sig == SIGUSR1) {
+            say("rank %s got SIGUSR1\n", r ? r : "?");
+            return 0;
+        }
+    }
 }
 
 /* ------------------------------------------------------------ sockets */
@@ -379,6 +427,8 @@ int main(int argc, char **argv)
     }
     const char *mode = argc > 1 ? argv[1] : "";
     int rc = 2;
+    if (!strcmp(mode, "signals"))
+        return mode_signals();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -388,6 +438,8 @@ int main(int argc, char **argv)
         rc = mode_mesh();
     else if (!strcmp(mode, "barriers"))
         mode_barriers();
+    else if (!strcmp(mode, "whoami"))
+        rc = mode_whoami(argc, argv);
     else if (!strcmp(mode, "stream") && argc == 3)
         mode_stream((size_t)atol(argv[2]));
     else

@@ -1,0 +1,108 @@
+/* SIGUSR1, SIGUSR2, SIGTSTP and SIGCONT sent to mpirun reach every rank:
+ * a rank that waits for SIGUSR1 exits 0 when mpirun gets it, and the job
+ * ends 0. SIGTSTP stops the ranks and then mpirun itself; SIGCONT resumes
+ * them all. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "launch_harness.h"
+
+#define NRANKS 2
+
+/* The state letter of /proc/PID/stat (R, S, T...), or '?'. */
+static char proc_state(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    char *rp = strrchr(buf, ')');
+    return rp && rp[1] == ' ' ? rp[2] : '?';
+}
+
+/* Wait up to 3 s for pid to be stopped (want 1) or not (want 0). */
+static int wait_stopped(pid_t pid, int want)
+{
+    for (int i = 0; i < 300; i++) {
+        char s = proc_state(pid);
+        if ((s == 'T') == want)
+            return 0;
+        nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+    }
+    return -1;
+}
+
+static void start(struct wt_job *j, pid_t *pids)
+{
+    char n[8];
+    snprintf(n, sizeof n, "%d", NRANKS);
+    assert_int_equal(wt_job_start(j, WT_ARGV(WT_MPIRUN, "-n", n, WT_MPI_PROG, "signals"), NULL,
+                                  0), 0);
+    assert_int_equal(wt_job_wait_lines(j, "ready ", NRANKS, 4), 0);
+    assert_int_equal(wt_ready_pids(j, pids, NRANKS), 0);
+}
+
+static void test_usr2_then_usr1(void **state)
+{
+    (void)state;
+    struct wt_job j;
+    pid_t pids[NRANKS];
+    start(&j, pids);
+    kill(j.pid, SIGUSR2);
+    assert_int_equal(wt_job_wait_lines(&j, "rank ", NRANKS, 4), 0);
+    kill(j.pid, SIGUSR1);
+    int st = wt_job_finish(&j, 4);
+    WT_ASSERT_STATUS(&j, st, st == 0);
+    for (int r = 0; r < NRANKS; r++) {
+        char want[64];
+        snprintf(want, sizeof want, "rank %d got SIGUSR2\n", r);
+        assert_non_null(strstr(j.out, want));
+        snprintf(want, sizeof want, "rank %d got SIGUSR1\n", r);
+        assert_non_null(strstr(j.out, want));
+    }
+    wt_job_free(&j);
+    assert_int_equal(wt_leftovers(), 0);
+}
+
+static void test_tstp_and_cont(void **state)
+{
+    (void)state;
+    struct wt_job j;
+    pid_t pids[NRANKS];
+    start(&j, pids);
+    kill(j.pid, SIGTSTP);
+    assert_int_equal(wait_stopped(j.pid, 1), 0);
+    for (int r = 0; r < NRANKS; r++)
+        assert_int_equal(wait_stopped(pids[r], 1), 0);
+    kill(j.pid, SIGCONT);
+    assert_int_equal(wait_stopped(j.pid, 0), 0);
+    for (int r = 0; r < NRANKS; r++)
+        assert_int_equal(wait_stopped(pids[r], 0), 0);
+    kill(j.pid, SIGUSR1);
+    int st = wt_job_finish(&j, 4);
+    WT_ASSERT_STATUS(&j, st, st == 0);
+    assert_int_equal(wt_count_lines(j.out, "rank "), NRANKS);
+    wt_job_free(&j);
+    assert_int_equal(wt_leftovers(), 0);
+}
+
+int main(int argc, char **argv)
+{
+    wt_launch_init(argc, argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_usr2_then_usr1),
+        cmocka_unit_test(test_tstp_and_cont),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
