@@ -1,5 +1,6 @@
 /* Environment of the ranks: -x VAR=value sets, -x VAR passes mpirun's
- * value, and every rank gets its WEFT_MPI_* and OMPI_COMM_WORLD_* values. */
+ * value, and every rank gets its WEFT_MPI_* and OMPI_COMM_WORLD_* values,
+ * OMPI_UNIVERSE_SIZE and Hydra's MPI_LOCALRANKID, MPI_LOCALNRANKS. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,7 +20,9 @@ static void test_env_forwarding(void **state)
     int st = wt_run(&j, WT_ARGV(WT_MPIRUN, "-x", "WT_SET=42", "-x", "WT_FROM_TEST", "-np", "2",
                                 WT_PROG, "env", "WT_SET", "WT_FROM_TEST", "WEFT_MPI_RANK",
                                 "WEFT_MPI_SIZE", "WEFT_MPI_LOCAL_RANK", "WEFT_MPI_LOCAL_SIZE",
-                                "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMI_RANK"),
+                                "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMI_RANK",
+                                "WEFT_MPI_APPNUM", "OMPI_UNIVERSE_SIZE", "MPI_LOCALRANKID",
+                                "MPI_LOCALNRANKS"),
                     NULL, 0, 60);
     assert_int_equal(st, 0);
     const char *want[] = {
@@ -28,7 +31,8 @@ static void test_env_forwarding(void **state)
         "rank 1 WEFT_MPI_RANK=1\n", "rank 0 WEFT_MPI_SIZE=2\n",
         "rank 1 WEFT_MPI_LOCAL_RANK=1\n", "rank 1 WEFT_MPI_LOCAL_SIZE=2\n",
         "rank 1 OMPI_COMM_WORLD_RANK=1\n", "rank 1 OMPI_COMM_WORLD_SIZE=2\n",
-        "rank 1 PMI_RANK=1\n",
+        "rank 1 PMI_RANK=1\n", "rank 1 WEFT_MPI_APPNUM=0\n", "rank 0 OMPI_UNIVERSE_SIZE=2\n",
+        "rank 1 MPI_LOCALRANKID=1\n", "rank 0 MPI_LOCALRANKID=0\n", "rank 1 MPI_LOCALNRANKS=2\n",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         assert_non_null(strstr(j.out, want[i]));
