@@ -9,6 +9,11 @@
 # Open MPI is installed (mpicc.openmpi), the same programs are also built
 # with its mpicc and run with its mpirun (tests ompi_..., labels
 # mpi;openmpi): the tests must test MPI, not Weft's quirks.
+# A line may also carry the word `pmix`: the Weft build then runs once
+# more under Open MPI's mpirun (test pmix_<program>_np<ranks>[_<ENV>],
+# labels mpi;pmix), joining that job through PMIx, and must pass exactly as
+# under Weft's mpirun. Those tests exist when Open MPI is installed and
+# Weft was built with PMIx.
 # Programs include "mpi_test_util.h" (tests/mpi/common).
 #
 # A suite's CMakeLists.txt is: include(../suite.cmake) then
@@ -23,6 +28,14 @@ find_program(OMPI_MPIRUN NAMES mpirun.openmpi)
 set(MPI_TEST_MPIRUN ${CMAKE_BINARY_DIR}/bin/mpirun)
 set(MPI_TEST_COMMON ${CMAKE_CURRENT_LIST_DIR}/common)
 set(MPI_TEST_TIMEOUT 60) # seconds, mpirun --timeout; CTest gets 30 more
+
+set(MPI_TEST_PMIX OFF) # Weft's ranks can join a PMIx launcher's job
+if(TARGET weft_mpi_boot)
+  get_target_property(MPI_TEST_BOOT_DEFS weft_mpi_boot INTERFACE_COMPILE_DEFINITIONS)
+  if(WMPI_HAVE_PMIX IN_LIST MPI_TEST_BOOT_DEFS)
+    set(MPI_TEST_PMIX ON)
+  endif()
+endif()
 
 # mpi_test_program(<program> [WRAPPED]): the Weft build and, with Open
 # MPI, the other (target ompi_<program>, ompi/<program>). WRAPPED builds
@@ -112,6 +125,26 @@ function(mpi_test_run prog np)
   endif()
 endfunction()
 
+# mpi_test_run_pmix(<program> <ranks> [WRAPPED] [ENV VAR=VALUE...]
+#                   [SUFFIX s]): the Weft build started by Open MPI's
+# mpirun, which Weft's ranks join through PMIx.
+function(mpi_test_run_pmix prog np)
+  cmake_parse_arguments(T "WRAPPED" "SUFFIX" "ENV" ${ARGN})
+  if(NOT OMPI_MPIRUN OR NOT MPI_TEST_PMIX)
+    return()
+  endif()
+  set(name pmix_${prog}_np${np}${T_SUFFIX})
+  set(exe $<TARGET_FILE:${prog}>)
+  if(T_WRAPPED)
+    set(exe ${CMAKE_CURRENT_BINARY_DIR}/wrapped/${prog})
+  endif()
+  add_test(NAME ${name}
+    COMMAND ${OMPI_MPIRUN} -n ${np} --oversubscribe --timeout ${MPI_TEST_TIMEOUT} ${exe})
+  math(EXPR limit "${MPI_TEST_TIMEOUT} + 30")
+  set_tests_properties(${name} PROPERTIES LABELS "mpi;pmix" TIMEOUT ${limit}
+    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;${T_ENV}")
+endfunction()
+
 # mpi_test_suite([WRAPPED]): every line of this directory's testlist,
 # programs built as mpi_test_program(... WRAPPED) says.
 function(mpi_test_suite)
@@ -139,7 +172,12 @@ function(mpi_test_suite)
       endif()
     endif()
     set(env "")
+    set(pmix OFF)
     foreach(f IN LISTS fields)
+      if(f STREQUAL "pmix")
+        set(pmix ON)
+        continue()
+      endif()
       string(REGEX REPLACE "^env=" "" kv "${f}")
       list(APPEND env "${kv}")
     endforeach()
@@ -149,6 +187,9 @@ function(mpi_test_suite)
       set(suffix "_${suffix}")
     endif()
     mpi_test_run(${prog} ${np} ${wrapped} ENV ${env} SUFFIX "${suffix}")
+    if(pmix)
+      mpi_test_run_pmix(${prog} ${np} ${wrapped} ENV ${env} SUFFIX "${suffix}")
+    endif()
     # Ranks of one host talk through shared memory; each program's first
     # multi-rank line runs once more over TCP, the transport between hosts.
     if(np GREATER 1 AND NOT prog IN_LIST over_tcp)
