@@ -138,6 +138,26 @@ static void test_openmpi_mpirun_runs_mpi(void **state)
     assert_int_equal(wt_leftovers(), 0);
 }
 
+/* Over TCP every connection between ranks presents the job's secret,
+ * which rank 0 handed to the others through the PMIx server: the mesh
+ * completes only if every rank got the same one. */
+static void test_openmpi_mpirun_tcp_secret(void **state)
+{
+    (void)state;
+    need_ompi();
+    struct wt_job j;
+    setenv("WEFT_MPI_TRANSPORT", "tcp", 1);
+    int st = run_ompi(&j, "3", WT_MPI_PROG, "mesh", NULL, NULL, NULL);
+    unsetenv("WEFT_MPI_TRANSPORT");
+    WT_ASSERT_STATUS(&j, st, st == 0);
+    assert_int_equal(wt_count_lines(j.out, "rank "), 3);
+    assert_int_equal(wt_count_lines(j.out, "rank 0 mesh ok "), 1);
+    assert_null(strstr(j.out, "memfd_maps=1"));
+    assert_null(strstr(j.out, "memfd_maps=2"));
+    wt_job_free(&j);
+    assert_int_equal(wt_leftovers(), 0);
+}
+
 static void test_openmpi_mpirun_abort(void **state)
 {
     (void)state;
@@ -180,6 +200,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_pmix_without_server_is_refused),
         cmocka_unit_test(test_openmpi_mpirun_bootstraps),
         cmocka_unit_test(test_openmpi_mpirun_runs_mpi),
+        cmocka_unit_test(test_openmpi_mpirun_tcp_secret),
         cmocka_unit_test(test_openmpi_mpirun_abort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
