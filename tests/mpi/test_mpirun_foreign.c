@@ -2,12 +2,12 @@
  * singleton (rank 0 of 1); under Open MPI's mpirun it joins the job through
  * PMIx (when Weft was built with PMIx and Open MPI is installed: the tests
  * otherwise skip), all-gathers, runs MPI traffic and collectives over TCP
- * and shared memory, and an abort ends the job with its code; where the
- * environment shows a launcher Weft cannot talk to (PMI-1/PMI-2, Slurm
- * without PMIx, a PMIx rank whose server does not answer), init fails with
- * one line naming that launcher, instead of running as one of N silent
- * one-rank jobs. A launcher's variables that describe a job of one rank
- * still give a singleton.
+ * and shared memory, gets MPI_APPNUM from an MPMD line, and an abort ends
+ * the job with its code; where the environment shows a launcher Weft
+ * cannot talk to (PMI-1/PMI-2, Slurm without PMIx, a PMIx rank whose
+ * server does not answer), init fails with one line naming that launcher,
+ * instead of running as one of N silent one-rank jobs. A launcher's
+ * variables that describe a job of one rank still give a singleton.
  *
  * Arguments: mpirun, boot_prog, mpi_prog (launch_harness.h); Open MPI's
  * mpirun is WT_OMPI_MPIRUN, set by the build ("" if absent). */
@@ -158,6 +158,24 @@ static void test_openmpi_mpirun_tcp_secret(void **state)
     assert_int_equal(wt_leftovers(), 0);
 }
 
+/* An MPMD line: MPI_APPNUM comes from PMIx (PMIX_APPNUM). */
+static void test_openmpi_mpirun_appnum(void **state)
+{
+    (void)state;
+    need_ompi();
+    struct wt_job j;
+    int st = wt_run(&j, WT_ARGV((char *)WT_OMPI_MPIRUN, "--oversubscribe", "--timeout", "15",
+                                "-n", "1", WT_MPI_PROG, "whoami", ":", "-n", "2", WT_MPI_PROG,
+                                "whoami"),
+                    NULL, 0, OMPI_BOUND_S);
+    WT_ASSERT_STATUS(&j, st, st == 0);
+    assert_non_null(strstr(j.out, "rank 0 size 3 appnum 0 "));
+    assert_non_null(strstr(j.out, "rank 1 size 3 appnum 1 "));
+    assert_non_null(strstr(j.out, "rank 2 size 3 appnum 1 "));
+    wt_job_free(&j);
+    assert_int_equal(wt_leftovers(), 0);
+}
+
 static void test_openmpi_mpirun_abort(void **state)
 {
     (void)state;
@@ -201,6 +219,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_openmpi_mpirun_bootstraps),
         cmocka_unit_test(test_openmpi_mpirun_runs_mpi),
         cmocka_unit_test(test_openmpi_mpirun_tcp_secret),
+        cmocka_unit_test(test_openmpi_mpirun_appnum),
         cmocka_unit_test(test_openmpi_mpirun_abort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
