@@ -271,4 +271,11 @@ int64_t wmpi_datatype_elements(const wmpi_datatype *dt, int64_t bytes);
  * -1 if none is (n > 0 basic elements of a type without any). */
 int64_t wmpi_datatype_elements_bytes(const wmpi_datatype *dt, int64_t n);
 
+/* The bytes `count` elements of dt cover, as *nruns (offset, length)
+ * pairs of int64_t in type-map order (the order of the packed bytes),
+ * adjacent blocks merged; *out is malloc'd (NULL if no data). Errors:
+ * WEFT_EINVAL (count < 0), WEFT_ENOMEM (datatype_runs.c). */
+int wmpi_datatype_runs(const wmpi_datatype *dt, int64_t count,
+                       int64_t **out, int64_t *nruns);
+
 #endif /* WMPI_DATATYPE_H */
