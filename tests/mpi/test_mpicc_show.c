@@ -2,8 +2,9 @@
  * --showme:compile / --showme:link print the flags, -show / --showme print
  * the command with the arguments in place (no link flags when compiling
  * only), and the underlying compiler comes from WEFT_MPICC_CC or CC, never
- * from a CC that names mpicc itself, as --help says. mpicc sits beside
- * mpirun in bin/. */
+ * from a CC that names mpicc itself, as --help says; MPICH's -cc=COMPILER
+ * overrides them, and Open MPI's --showme:help prints the usage. mpicc sits
+ * beside mpirun in bin/. */
 #include <libgen.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -101,6 +102,37 @@ static void test_help_names_the_compiler_variables(void **state)
     unsetenv("CC");
 }
 
+/* MPICH's -cc=COMPILER wins over the variables and is not passed on. */
+static void test_cc_option(void **state)
+{
+    (void)state;
+    setenv("WEFT_MPICC_CC", "clang", 1);
+    char *s = show(WT_ARGV(mpicc, "-cc=gcc", "--showme:command"));
+    assert_string_equal(s, "gcc\n");
+    free(s);
+    s = show(WT_ARGV(mpicc, "-show", "hello.c", "-cc=tcc", "-o", "hello"));
+    assert_true(!strncmp(s, "tcc -I", 6));
+    assert_non_null(strstr(s, " hello.c -o hello "));
+    assert_null(strstr(s, "-cc="));
+    free(s);
+    unsetenv("WEFT_MPICC_CC");
+    struct wt_job j; /* naming the wrapper itself would recurse forever */
+    assert_int_equal(wt_run(&j, WT_ARGV(mpicc, "-cc=mpicc", "-show"), NULL, 0, 60), 2);
+    assert_non_null(strstr(j.err, "-cc="));
+    wt_job_free(&j);
+}
+
+/* Open MPI's --showme:help is the usage, which names the compiler choices. */
+static void test_showme_help(void **state)
+{
+    (void)state;
+    char *s = show(WT_ARGV(mpicc, "--showme:help"));
+    assert_true(!strncmp(s, "usage: mpicc", 12));
+    assert_non_null(strstr(s, "-cc=COMPILER"));
+    assert_non_null(strstr(s, "$WEFT_MPICC_CC if set"));
+    free(s);
+}
+
 int main(int argc, char **argv)
 {
     wt_launch_init(argc, argv);
@@ -109,6 +141,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_show_full_command),
         cmocka_unit_test(test_compiler_choice),
         cmocka_unit_test(test_help_names_the_compiler_variables),
+        cmocka_unit_test(test_cc_option),
+        cmocka_unit_test(test_showme_help),
     };
     return cmocka_run_group_tests(tests, find_mpicc, NULL);
 }
