@@ -15,6 +15,8 @@
  *
  * -N / --npernode / -ppn N replaces every host's slots by N (Open MPI's
  * -N, Hydra's -ppn): N ranks per host, and -n defaults to N per host.
+ * --map-by node places one rank per host in turn (skipping full hosts
+ * until all are full), as Open MPI does.
  *
  * A host is local (started by fork/exec, no launch agent) if it is
  * "localhost", a 127.x.y.z address, "::1", an address of one of this
@@ -186,6 +188,7 @@ int wl_hosts_load(const struct wl_opts *o, struct wl_hosts *h)
     h->v = NULL;
     h->n = 0;
     h->ppn = o->ppn;
+    h->by_node = o->map_by_node;
     if (o->hostfile)
         err = load_file(h, o->hostfile);
     if (!err && o->hosts)
@@ -206,16 +209,41 @@ int wl_hosts_default_np(const struct wl_hosts *h)
     return cpus > 0 ? (int)cpus : 1;
 }
 
+static void place(struct wl_host *x, struct wl_rank *r)
+{
+    r->host = x;
+    r->local_rank = x->nranks++;
+}
+
+/* --map-by node: one rank per host in turn, skipping full hosts; once
+ * every host is full, in turn regardless. */
+static void place_by_node(struct wl_hosts *h, struct wl_rank *r, int n)
+{
+    int full = 0, skipped = 0;
+    for (int i = 0, k = 0; i < n; k = (k + 1) % h->n) {
+        struct wl_host *x = &h->v[k];
+        int cap = h->ppn ? h->ppn : x->slots;
+        if (!full && cap && x->nranks >= cap) {
+            full = ++skipped == h->n;
+            continue;
+        }
+        skipped = 0;
+        place(x, &r[i++]);
+    }
+}
+
 void wl_hosts_place(struct wl_hosts *h, struct wl_rank *r, int n)
 {
     int i = 0;
+    if (h->by_node) {
+        place_by_node(h, r, n);
+        return;
+    }
     while (i < n)
         for (int k = 0; k < h->n && i < n; k++) {
             int slots = h->ppn ? h->ppn : h->v[k].slots ? h->v[k].slots : n;
-            for (int s = 0; s < slots && i < n; s++, i++) {
-                r[i].host = &h->v[k];
-                r[i].local_rank = h->v[k].nranks++;
-            }
+            for (int s = 0; s < slots && i < n; s++)
+                place(&h->v[k], &r[i++]);
         }
 }
 

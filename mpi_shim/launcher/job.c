@@ -164,7 +164,8 @@ static void fail_uninit(struct wl_job *j, const struct wl_rank *r)
 
 void wl_job_rank_joined(struct wl_job *j, struct wl_rank *r)
 {
-    (void)r;
+    if (j->o->report_bindings)
+        wl_report_binding(r);
     if (j->uninit_exit >= 0)
         fail_uninit(j, &j->ranks[j->uninit_exit]);
 }

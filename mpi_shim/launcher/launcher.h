@@ -8,7 +8,9 @@
  *   spawn.c    starting ranks: environment, fork/exec, launch agents
  *   remote.c   the helper that starts a rank on another host
  *   wireup.c   the control server: secret check, all-gather, finalize, abort
- *   iofwd.c    stdout/stderr forwarding in whole lines, stdin to one rank
+ *   iofwd.c    stdout/stderr forwarding in whole lines, stdin to one rank,
+ *              --output-filename copies
+ *   bindings.c --report-bindings
  *
  * mpirun is single-threaded: one poll() loop, non-blocking sockets and
  * pipes, signals through a signalfd. Writes to its own stdout/stderr are
@@ -48,6 +50,9 @@ struct wl_opts {
     int nx;
     int envall;              /* -genvall: remote ranks get all of environ */
     int ppn;                 /* -N / --npernode / -ppn: ranks per host; 0 */
+    int map_by_node;         /* --map-by node: ranks round-robin over hosts */
+    const char *bind;        /* --bind-to: "none", "core" (any other), NULL */
+    int report_bindings;     /* --report-bindings */
     double timeout;          /* --timeout seconds; 0: none */
     double grace;            /* seconds from SIGTERM to SIGKILL */
     const char *agent;       /* remote-exec template ("ssh") */
@@ -78,6 +83,7 @@ struct wl_hosts {
     struct wl_host *v;
     int n;
     int ppn;                 /* ranks per host when placing; 0: slots */
+    int by_node;             /* round-robin over hosts, not slot by slot */
 };
 
 /* ------------------------------------------------------------ ranks */
@@ -206,6 +212,9 @@ int wl_exec(char *const *argv);
 /* The reason a rank's program did not start, told apart: not found (and
  * where it was looked for), not executable, other. */
 void wl_exec_error(char *buf, size_t len, const char *prog, int err, const char *dir);
+
+/* bindings.c: --report-bindings, when rank r has joined. */
+void wl_report_binding(const struct wl_rank *r);
 
 /* remote.c */
 char *wl_remote_blob(const char *cwd, int strict, char **env, int nenv, char *const *argv);

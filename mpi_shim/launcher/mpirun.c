@@ -17,11 +17,12 @@
  * Long options may be written with one dash or two, and with "=value" or
  * as two words (-np 4, --np=4, -host a,b), as Open MPI accepts them;
  * Hydra's (MPICH) spellings of common options are accepted too (-ppn,
- * -hosts, -f, -genv, -env, -genvall). A few Open MPI options that change
- * nothing here are accepted and ignored, so existing scripts run:
- * --oversubscribe, --allow-run-as-root, --bind-to X, --map-by X,
- * --report-bindings, and --mca K V (with a warning: the parameter is Open
- * MPI's, not ours).
+ * -hosts, -f, -genv, -env, -genvall). --bind-to and --map-by take Open
+ * MPI's values; those that name hardware Weft does not tell apart on its
+ * machines (hwthread, socket, numa...) act as core and slot, so existing
+ * scripts run. A few Open MPI options that change nothing here are
+ * accepted and ignored: --oversubscribe, --allow-run-as-root, and --mca K V
+ * (with a warning: the parameter is Open MPI's, not ours).
  *
  * Rejected: getopt_long (no single-dash long options like -np and -host,
  * which every MPI script uses); Open MPI's --app file (a ':' line says the
@@ -41,7 +42,7 @@
 enum opt_id {
     O_NP, O_HOST, O_HOSTFILE, O_X, O_GENV, O_ENV, O_GENVALL, O_PPN, O_PERNODE, O_TIMEOUT,
     O_AGENT, O_CONTROL, O_WDIR, O_STDIN, O_TAG, O_TIMESTAMP, O_MERGE, O_OUTFILE, O_VERBOSE,
-    O_VERSION, O_HELP, O_IGNORE, O_IGNORE_ARG, O_MCA, O_LIST_UNSUPPORTED,
+    O_VERSION, O_HELP, O_IGNORE, O_BIND, O_MAP, O_REPORT, O_MCA, O_LIST_UNSUPPORTED,
 };
 
 /* local: allowed after a ':' too, where it applies to that program only
@@ -67,8 +68,8 @@ static const struct opt_def {
     { "v", O_VERBOSE, 0, 0 }, { "verbose", O_VERBOSE, 0, 0 },
     { "V", O_VERSION, 0, 0 }, { "version", O_VERSION, 0, 0 }, { "h", O_HELP, 0, 0 },
     { "help", O_HELP, 0, 0 }, { "oversubscribe", O_IGNORE, 0, 0 },
-    { "allow-run-as-root", O_IGNORE, 0, 0 }, { "bind-to", O_IGNORE_ARG, 1, 0 },
-    { "map-by", O_IGNORE_ARG, 1, 0 }, { "report-bindings", O_IGNORE, 0, 0 },
+    { "allow-run-as-root", O_IGNORE, 0, 0 }, { "bind-to", O_BIND, 1, 0 },
+    { "map-by", O_MAP, 1, 0 }, { "report-bindings", O_REPORT, 0, 0 },
     { "mca", O_MCA, 2, 0 }, { "list-unsupported", O_LIST_UNSUPPORTED, 0, 0 },
 };
 
@@ -90,6 +91,11 @@ static void usage(FILE *f)
           "  --hostfile, -f FILE   hosts, one a line: NAME [slots=N] or NAME:N\n"
           "  -N, --npernode, -ppn N  N ranks per host (default -n: N per host)\n"
           "  --pernode             one rank per host\n"
+          "  --map-by node|slot|ppr:N:node  ranks to the hosts in turn, fill each host's\n"
+          "                        slots (default), N per host (core, socket...: as slot)\n"
+          "  --bind-to core|none   each rank its share of the host's CPUs (default), or\n"
+          "                        every CPU (hwthread, socket...: as core)\n"
+          "  --report-bindings     print each rank's CPUs as it starts\n"
           "  -genv VAR VALUE       set VAR in every rank\n"
           "  -genvall              pass all of mpirun's environment to remote ranks too\n"
           "  --tag-output          prefix lines with [1,RANK]<stdout>: or <stderr>:\n"
@@ -106,7 +112,7 @@ static void usage(FILE *f)
           "  -h, --help            print this help\n"
           "  --list-unsupported    list the MPI functions Weft does not implement yet\n"
           "Accepted and ignored (Open MPI): --oversubscribe, --allow-run-as-root,\n"
-          "  --bind-to X, --map-by X, --report-bindings, --mca K V.\n\n"
+          "  --mca K V.\n\n"
           "Signals: SIGUSR1, SIGUSR2, SIGCONT and SIGTSTP are passed on to every rank\n"
           "  (SIGTSTP then stops mpirun too); SIGINT, SIGTERM, SIGHUP, SIGQUIT stop the job.\n"
           "Environment: WEFT_MPIRUN_RSH (launch agent), WEFT_MPIRUN_CONTROL_ADDRESS,\n"
@@ -245,6 +251,54 @@ static int apply_app(struct wl_opts *o, struct wl_app *a, int first, enum opt_id
     }
 }
 
+/* Is the first `len` bytes of s one of the words of list (blank-separated)? */
+static int one_of(const char *s, size_t len, const char *list)
+{
+    for (const char *w = list; *w;) {
+        size_t wl = strcspn(w, " ");
+        if (wl == len && !strncmp(s, w, len))
+            return 1;
+        w += wl + (w[wl] == ' ');
+    }
+    return 0;
+}
+
+#define WL_RESOURCES "slot node core socket hwthread numa board"
+
+/* --bind-to WHAT[:modifiers]: none leaves each rank every CPU mpirun has;
+ * the others bind each rank to its share of the host's CPUs (bind.c, in
+ * MPI_Init: a CPU is a core on the machines Weft runs on). */
+static int parse_bind(struct wl_opts *o, const char *opt, const char *v)
+{
+    size_t len = strcspn(v, ":");
+    if (!one_of(v, len, "none core hwthread socket numa board l1cache l2cache l3cache"))
+        return bad(opt, v, "none, core, hwthread or socket");
+    o->bind = len == 4 && !strncmp(v, "none", 4) ? "none" : "core";
+    return 0;
+}
+
+/* --map-by WHAT[:modifiers] or ppr:N:WHAT: node places ranks round-robin
+ * over the hosts, ppr:N:node N per host; the others fill each host's slots
+ * in turn, the default. */
+static int parse_map(struct wl_opts *o, const char *opt, const char *v)
+{
+    size_t len = strcspn(v, ":");
+    if (len == 3 && !strncmp(v, "ppr", 3)) {
+        char *end;
+        long n = v[3] == ':' ? strtol(v + 4, &end, 10) : 0;
+        if (n < 1 || n > 100000 || *end != ':' || !one_of(end + 1, strcspn(end + 1, ":"),
+                                                         WL_RESOURCES))
+            return bad(opt, v, "ppr:N:node (or :socket, :core...)");
+        if (!strncmp(end + 1, "node", 4))
+            o->ppn = (int)n;
+        return 0;
+    }
+    if (!one_of(v, len, WL_RESOURCES))
+        return bad(opt, v, "slot, node, core, socket, hwthread or ppr:N:RESOURCE");
+    o->map_by_node = len == 4 && !strncmp(v, "node", 4);
+    return 0;
+}
+
 static int apply_output(struct wl_opts *o, enum opt_id id, const char *opt, const char **val)
 {
     switch (id) {
@@ -282,6 +336,9 @@ static int apply(struct wl_opts *o, enum opt_id id, const char *opt, const char 
     case O_LIST_UNSUPPORTED: list_unsupported(); return -1;
     case O_MCA: wl_say("ignoring --mca %s %s (an Open MPI parameter)", val[0], val[1]);
         return 0;
+    case O_BIND: return parse_bind(o, opt, val[0]);
+    case O_MAP: return parse_map(o, opt, val[0]);
+    case O_REPORT: o->report_bindings = 1; return 0;
     default: return apply_output(o, id, opt, val);
     }
 }

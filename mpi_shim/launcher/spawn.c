@@ -165,6 +165,10 @@ static void add_rank_vars(const struct wl_job *j, const struct wl_rank *r, struc
     env_add(e, "%s=%s", WMPI_ENV_CONTROL, ctl);
     if (!remote)
         env_add(e, "%s=%s", WMPI_ENV_SECRET, j->secret_hex);
+    if (j->o->bind) /* none: no share per rank, and no worker pinned either */
+        env_add(e, "WEFT_MPI_BIND=%s", j->o->bind);
+    if (j->o->bind && !strcmp(j->o->bind, "none"))
+        env_add(e, "WEFT_BIND=none");
     add_foreign_vars(j, r, e);
 }
 
