@@ -17,8 +17,9 @@
  *               "rank R mesh ok netns=INO memfd_maps=N tcp_peers=T"
  *   whoami VAR...  print "rank R size S appnum A prog NAME" (A the
  *               MPI_APPNUM attribute of MPI_COMM_WORLD, NAME the basename
- *               of argv[0]), then "rank R VAR=value" (or "VAR unset") for
- *               each VAR
+ *               of argv[0]), "rank R cpus=N" (the CPUs the main thread may
+ *               run on, as threads it starts inherit them), then "rank R
+ *               VAR=value" (or "VAR unset") for each VAR
  *   signals     no MPI: block SIGUSR1 and SIGUSR2, print "ready R PID",
  *               then print "rank R got SIGUSR2" for each SIGUSR2 and, on
  *               SIGUSR1, "rank R got SIGUSR1" and exit 0
@@ -49,6 +50,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -105,6 +107,9 @@ static int mode_whoami(int argc, char **argv)
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag);
     check(flag && appnum, "MPI_APPNUM is not set on MPI_COMM_WORLD");
     say("rank %d size %d appnum %d prog %s\n", rank, size, *appnum, name ? name + 1 : argv[0]);
+    cpu_set_t cpus;
+    check(sched_getaffinity(0, sizeof cpus, &cpus) == 0, "sched_getaffinity failed");
+    say("rank %d cpus=%d\n", rank, CPU_COUNT(&cpus));
     for (int i = 2; i < argc; i++) {
         const char *v = getenv(argv[i]);
         if (v)

@@ -2,8 +2,9 @@
  * put N ranks on each host (and -n defaults to N per host); Hydra's -hosts
  * and -f (a "name:N" hostfile) name the hosts; an address of one of this
  * machine's interfaces is this host (started directly, not through the
- * launch agent); -genv sets a variable in every rank, -genvall passes all
- * of mpirun's environment to remote ranks. */
+ * launch agent); --map-by node deals ranks to the hosts in turn; -genv
+ * sets a variable in every rank, -genvall passes all of mpirun's
+ * environment to remote ranks. */
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
@@ -69,6 +70,20 @@ static void test_pernode_and_ppn(void **state)
     wt_job_free(&j);
 }
 
+static void test_map_by_node(void **state)
+{
+    (void)state;
+    struct wt_job j;
+    int st = wt_run(&j, WT_ARGV(WT_MPIRUN, AGENT, "--map-by", "node", "-n", "5", "--host",
+                                "nodeA:3,nodeB:1", WT_PROG, "env", "WEFT_MPI_HOST"), NULL, 0, 4);
+    WT_ASSERT_STATUS(&j, st, st == 0);
+    const char *want[] = { "rank 0 WEFT_MPI_HOST=nodeA\n", "rank 1 WEFT_MPI_HOST=nodeB\n",
+                           "rank 2 WEFT_MPI_HOST=nodeA\n", "rank 3 WEFT_MPI_HOST=nodeA\n",
+                           "rank 4 WEFT_MPI_HOST=nodeB\n" }; /* all full: in turn again */
+    want_lines(j.out, want, sizeof want / sizeof want[0]);
+    wt_job_free(&j);
+}
+
 static void test_hydra_hostfile(void **state)
 {
     (void)state;
@@ -128,9 +143,9 @@ static void test_genv_and_genvall(void **state)
     (void)state;
     struct wt_job j;
     setenv("WT_NOT_WEFT", "only with -genvall", 1);
-    int st = wt_run(&j, WT_ARGV(WT_MPIRUN, CLEAN_AGENT, "-genv", "WT_G", "g v", "-genvall", "--host",
-                                "localhost,nodeR", WT_PROG, "env", "WT_G", "WT_NOT_WEFT",
-                                "WT_AGENT_HOST"), NULL, 0, 4);
+    int st = wt_run(&j, WT_ARGV(WT_MPIRUN, CLEAN_AGENT, "-genv", "WT_G", "g v", "-genvall",
+                                "--host", "localhost,nodeR", WT_PROG, "env", "WT_G",
+                                "WT_NOT_WEFT", "WT_AGENT_HOST"), NULL, 0, 4);
     WT_ASSERT_STATUS(&j, st, st == 0);
     const char *want[] = { "rank 0 WT_G=g v\n", "rank 1 WT_G=g v\n",
                            "rank 1 WT_AGENT_HOST=nodeR\n",
@@ -165,6 +180,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_npernode),
         cmocka_unit_test(test_pernode_and_ppn),
+        cmocka_unit_test(test_map_by_node),
         cmocka_unit_test(test_hydra_hostfile),
         cmocka_unit_test(test_own_address_is_local),
         cmocka_unit_test(test_genv_and_genvall),

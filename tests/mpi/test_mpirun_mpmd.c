@@ -39,7 +39,8 @@ static void test_world_of_three(void **state)
     WT_ASSERT_STATUS(&j, st, st == 0);
     const char *prog = strrchr(WT_MPI_PROG, '/');
     char first[256];
-    snprintf(first, sizeof first, "rank 0 size 3 appnum 0 prog %s\n", prog ? prog + 1 : WT_MPI_PROG);
+    snprintf(first, sizeof first, "rank 0 size 3 appnum 0 prog %s\n",
+             prog ? prog + 1 : WT_MPI_PROG);
     const char *want[] = {
         first, "rank 1 size 3 appnum 1 prog " LINK_B "\n",
         "rank 2 size 3 appnum 1 prog " LINK_B "\n",

@@ -38,7 +38,8 @@ static void test_bare_name_in_wdir(void **state)
     struct wt_job j;
     snprintf(path, sizeof path, "%s/wt_bare_prog", dir);
     assert_int_equal(symlink(WT_PROG, path), 0);
-    int st = wt_run(&j, WT_ARGV(WT_MPIRUN, "-n", "2", "-wd", dir, "wt_bare_prog", "ok"), NULL, 0, 4);
+    int st = wt_run(&j, WT_ARGV(WT_MPIRUN, "-n", "2", "-wd", dir, "wt_bare_prog", "ok"), NULL, 0,
+                    4);
     WT_ASSERT_STATUS(&j, st, st == 0);
     assert_int_equal(wt_count_lines(j.out, "rank "), 2);
     wt_job_free(&j);
