@@ -1,0 +1,207 @@
+/* Window bindings: creation, freeing, attributes, group, error handler,
+ * name; and the error path every window binding shares (binding/win.h
+ * has the contract of each function).
+ *
+ * Errors on a window go to the window's handler: MPI_ERRORS_ARE_FATAL
+ * (the default) aborts through the same path as a communicator's (the
+ * window's private communicator has no handler of its own, so it is
+ * fatal), MPI_ERRORS_RETURN returns the class. An invalid window has no
+ * handler: MPI_COMM_WORLD's reports it, as for an invalid communicator.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "binding/unsupported.h"
+#include "binding/win.h"
+#include "engine/objects/comm.h"
+
+_Static_assert(WMPI_WIN_CREATE == MPI_WIN_FLAVOR_CREATE &&
+               WMPI_WIN_ALLOCATE == MPI_WIN_FLAVOR_ALLOCATE &&
+               WMPI_WIN_UNIFIED == MPI_WIN_UNIFIED,
+               "window attribute values differ from mpi.h");
+
+/* ------------------------------------------------------------- errors */
+
+int wbind_win_fail(MPI_Win w, int cls, const char *fn)
+{
+    MPI_Errhandler h;
+
+    if (!wmpi_win_is_live(w))
+        return wbind_fail(NULL, cls, fn);
+    h = __atomic_load_n(&w->errh, __ATOMIC_ACQUIRE);
+    if (h && h->kind == WMPI_ERRH_RETURN)
+        return cls;
+    return wbind_fail(w->comm, cls, fn);
+}
+
+static int rma_class(int err)
+{
+    switch (err) {
+    case -ERANGE:  return MPI_ERR_RMA_RANGE;
+    case -EDOM:    return MPI_ERR_DISP;
+    case -EPROTO:
+    case -EBUSY:   return MPI_ERR_RMA_SYNC;
+    case -EBADMSG: return MPI_ERR_TYPE;
+    case -ENOTSUP: return MPI_ERR_UNSUPPORTED_OPERATION;
+    default:       return wbind_error_class(err);
+    }
+}
+
+int wbind_win_return(MPI_Win w, int err, const char *fn)
+{
+    return err ? wbind_win_fail(w, rma_class(err), fn) : MPI_SUCCESS;
+}
+
+/* ----------------------------------------------------------- creation */
+
+static int create_check(MPI_Aint size, int disp_unit, MPI_Comm comm,
+                        const void *out, const void *win)
+{
+    if (!wmpi_comm_is_live(comm) || comm->remote_size)
+        return MPI_ERR_COMM;
+    if (size < 0)
+        return MPI_ERR_SIZE;
+    if (disp_unit <= 0)
+        return MPI_ERR_DISP;
+    return out && win ? MPI_SUCCESS : MPI_ERR_ARG;
+}
+
+static int create(void *base, MPI_Aint size, int disp_unit, MPI_Comm comm,
+                  int allocate, MPI_Win *win, const char *fn)
+{
+    int cls = create_check(size, disp_unit, comm, allocate ? base : win, win);
+    wmpi_win *w;
+    int err;
+
+    if (cls)
+        return wbind_fail(wmpi_comm_is_live(comm) ? comm : NULL, cls, fn);
+    err = wmpi_win_create(allocate ? NULL : base, size, disp_unit, allocate,
+                          comm, &w);
+    if (err)
+        return wbind_return(comm, err, fn);
+    if (allocate)
+        *(void **)base = w->base;
+    *win = w;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                    MPI_Comm comm, MPI_Win *win)
+{
+    (void)info;
+    WMPI_NEED_INIT("MPI_Win_create");
+    return create(base, size, disp_unit, comm, 0, win, "MPI_Win_create");
+}
+WMPI_ALIAS(Win_create)
+
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
+                      MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    (void)info;
+    WMPI_NEED_INIT("MPI_Win_allocate");
+    return create(baseptr, size, disp_unit, comm, 1, win, "MPI_Win_allocate");
+}
+WMPI_ALIAS(Win_allocate)
+
+int PMPI_Win_free(MPI_Win *win)
+{
+    int err;
+
+    WMPI_NEED_INIT("MPI_Win_free");
+    if (!win)
+        return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Win_free");
+    WBIND_WIN_CHECK(*win, "MPI_Win_free");
+    err = wmpi_win_free(*win);
+    if (err)
+        return wbind_win_return(*win, err, "MPI_Win_free");
+    *win = MPI_WIN_NULL;
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Win_free)
+
+/* --------------------------------------------------------- attributes */
+
+static void *attr_of(MPI_Win w, int keyval)
+{
+    switch (keyval) {
+    case MPI_WIN_BASE:          return w->base;
+    case MPI_WIN_SIZE:          return &w->size;
+    case MPI_WIN_DISP_UNIT:     return &w->disp_unit;
+    case MPI_WIN_CREATE_FLAVOR: return &w->flavor;
+    case MPI_WIN_MODEL:         return &w->model;
+    default:                    return NULL;
+    }
+}
+
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val,
+                      int *flag)
+{
+    WBIND_WIN_CHECK(win, "MPI_Win_get_attr");
+    if (!attribute_val || !flag)
+        return wbind_win_fail(win, MPI_ERR_ARG, "MPI_Win_get_attr");
+    *flag = win_keyval >= MPI_WIN_BASE && win_keyval <= MPI_WIN_MODEL;
+    if (*flag)
+        *(void **)attribute_val = attr_of(win, win_keyval);
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Win_get_attr)
+
+int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
+{
+    WBIND_WIN_CHECK(win, "MPI_Win_get_group");
+    if (!group)
+        return wbind_win_fail(win, MPI_ERR_ARG, "MPI_Win_get_group");
+    wmpi_group_retain(win->comm->group);
+    *group = win->comm->group;
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Win_get_group)
+
+/* ------------------------------------------------------ error handler */
+
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    WBIND_WIN_CHECK(win, "MPI_Win_set_errhandler");
+    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
+        return wbind_win_fail(win, MPI_ERR_ARG, "MPI_Win_set_errhandler");
+    __atomic_store_n(&win->errh, (void *)errhandler, __ATOMIC_RELEASE);
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Win_set_errhandler)
+
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    void *h;
+
+    WBIND_WIN_CHECK(win, "MPI_Win_get_errhandler");
+    if (!errhandler)
+        return wbind_win_fail(win, MPI_ERR_ARG, "MPI_Win_get_errhandler");
+    h = __atomic_load_n(&win->errh, __ATOMIC_ACQUIRE);
+    *errhandler = h ? h : MPI_ERRORS_ARE_FATAL;
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Win_get_errhandler)
+
+/* --------------------------------------------------------------- name */
+
+int PMPI_Win_set_name(MPI_Win win, const char *win_name)
+{
+    WBIND_WIN_CHECK(win, "MPI_Win_set_name");
+    if (!win_name)
+        return wbind_win_fail(win, MPI_ERR_ARG, "MPI_Win_set_name");
+    strncpy(win->name, win_name, sizeof win->name - 1);
+    win->name[sizeof win->name - 1] = '\0';
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Win_set_name)
+
+int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
+{
+    WBIND_WIN_CHECK(win, "MPI_Win_get_name");
+    if (!win_name || !resultlen)
+        return wbind_win_fail(win, MPI_ERR_ARG, "MPI_Win_get_name");
+    strcpy(win_name, win->name);
+    *resultlen = (int)strlen(win->name);
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Win_get_name)

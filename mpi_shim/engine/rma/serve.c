@@ -1,0 +1,304 @@
+/* The target side of a window: its service thread.
+ *
+ * The thread waits for a request on the window's private context like any
+ * receive (wmpi_probe: one weft_io_wait), so the I/O server wakes it when
+ * a request arrives, whatever the rank's other threads are doing; it
+ * applies the request to the window's memory and answers on the tag the
+ * origin chose. Requests are applied one at a time in arrival order,
+ * which makes accumulates, fetch-and-op and compare-and-swap atomic per
+ * element with respect to each other, and lets the lock queue live here
+ * without a lock.
+ *
+ * The thread is a ULT when the window's creator is one (scheduled with
+ * the rank's compute threads, preempting one of them to serve), else a
+ * kernel thread: a program of plain pthreads may keep every Weft worker
+ * blocked in the kernel, where a ULT would never run (as coll_run.c).
+ *
+ * Locks: a request is granted in arrival order; one that cannot be granted
+ * now waits in the queue, and so does every later one (no starvation of
+ * an exclusive lock by a stream of shared ones). Granting is the answer;
+ * the origin blocks in MPI_Win_lock until it comes.
+ *
+ * Invariants: every request but QUIT is answered exactly once (a LOCK
+ * possibly later, from the UNLOCK that frees it).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/core/internal.h"
+#include "engine/objects/op.h"
+#include "engine/rma/rma.h"
+
+struct wmpi_rma_waiting {
+    struct wmpi_rma_waiting *next;
+    int src, tag, type;
+};
+
+/* ------------------------------------------------------------ messages */
+
+static int wait_one(wmpi_request *r)
+{
+    wmpi_status st;
+    int err = wmpi_wait_requests(&r, 1, 1);
+
+    if (err)
+        return err;
+    wmpi_request_finish(r, &st);
+    return st.error;
+}
+
+static void answer(wmpi_win *w, int src, int tag, const void *buf,
+                   int64_t bytes)
+{
+    wmpi_request *r;
+    int err = wmpi_isend(buf, (int)bytes, &wmpi_dt_byte, src, tag, w->comm,
+                         WMPI_MODE_STANDARD, &r);
+
+    if (!err)
+        err = wait_one(r);
+    if (err && err != -ECONNRESET) /* a lost origin needs no answer */
+        wmpi_fatal("window: cannot answer rank %d (error %d)", src, err);
+}
+
+/* The next request, malloc'd; *src is its origin. */
+static wmpi_rma_hdr *next_request(wmpi_win *w, int *src)
+{
+    wmpi_status st;
+    wmpi_request *r;
+    void *msg;
+    int err = wmpi_probe(WMPI_ANY_SOURCE, WMPI_RMA_TAG_REQ, w->comm, &st);
+
+    if (err || !(msg = malloc((size_t)st.bytes)))
+        wmpi_fatal("window: cannot receive a request (error %d)", err);
+    err = wmpi_irecv(msg, (int)st.bytes, &wmpi_dt_byte, st.source,
+                     WMPI_RMA_TAG_REQ, w->comm, &r);
+    if (!err)
+        err = wait_one(r);
+    if (err)
+        wmpi_fatal("window: cannot receive a request (error %d)", err);
+    *src = st.source;
+    return msg;
+}
+
+/* ------------------------------------------------------------- memory */
+
+static const int64_t *runs_of(const wmpi_rma_hdr *h)
+{
+    return (const int64_t *)(h + 1);
+}
+
+static const char *data_of(const wmpi_rma_hdr *h)
+{
+    return (const char *)(runs_of(h) + 2 * h->nruns);
+}
+
+static int64_t run_bytes(const wmpi_rma_hdr *h)
+{
+    const int64_t *run = runs_of(h);
+    int64_t n = 0;
+
+    for (int64_t i = 0; i < h->nruns; i++)
+        n += run[2 * i + 1];
+    return n;
+}
+
+/* Copy the target bytes into out (a get, the old values of a fetch). */
+static void gather(wmpi_win *w, const wmpi_rma_hdr *h, char *out)
+{
+    const int64_t *run = runs_of(h);
+    const char *at = (const char *)w->base + h->disp;
+
+    for (int64_t i = 0; i < h->nruns; i++) {
+        memcpy(out, at + run[2 * i], (size_t)run[2 * i + 1]);
+        out += run[2 * i + 1];
+    }
+}
+
+/* inout = in op inout over `len` bytes of the request's basic type. */
+static void apply(const wmpi_rma_hdr *h, const char *in, char *inout,
+                  int64_t len)
+{
+    wmpi_datatype b = { .size = h->bsize, .extent = h->bsize, .basic = 1,
+                        .name = "basic", .tclass = h->bclass,
+                        .align = h->balign };
+    wmpi_op_kernel *k;
+
+    if (h->op == WMPI_OP_REPLACE || h->kind == WMPI_RMA_PUT) {
+        memcpy(inout, in, (size_t)len);
+        return;
+    }
+    if (h->op == WMPI_OP_NO_OP)
+        return;
+    k = wmpi_op_find_kernel(h->op, &b);
+    if (!k) /* the origin checked the op against the type */
+        wmpi_fatal("window: op %d undefined on a type of class %d",
+                   h->op, h->bclass);
+    k(in, inout, len / h->bsize, &b);
+}
+
+/* Apply the origin's data to the target bytes, run by run. */
+static void scatter(wmpi_win *w, const wmpi_rma_hdr *h)
+{
+    const int64_t *run = runs_of(h);
+    const char *in = data_of(h);
+    char *at = (char *)w->base + h->disp;
+
+    for (int64_t i = 0; i < h->nruns; i++) {
+        apply(h, in, at + run[2 * i], run[2 * i + 1]);
+        in += run[2 * i + 1];
+    }
+}
+
+/* ----------------------------------------------------------- requests */
+
+/* GET, GACC, CAS: answer the old values; then update (GACC, CAS). */
+static void serve_fetch(wmpi_win *w, int src, const wmpi_rma_hdr *h)
+{
+    int64_t n = run_bytes(h);
+    char *old = malloc(n ? (size_t)n : 1);
+    char *at = (char *)w->base + h->disp;
+
+    if (!old)
+        wmpi_fatal("window: out of memory for %lld bytes", (long long)n);
+    gather(w, h, old);
+    if (h->kind == WMPI_RMA_GACC)
+        scatter(w, h);
+    else if (h->kind == WMPI_RMA_CAS && !memcmp(old, data_of(h) + n, (size_t)n))
+        memcpy(at + runs_of(h)[0], data_of(h), (size_t)n);
+    answer(w, src, h->tag, old, n);
+    free(old);
+}
+
+static int grantable(const wmpi_rma_lockq *q, int type)
+{
+    if (q->exclusive)
+        return 0;
+    return type == WMPI_LOCK_SHARED || q->shared == 0;
+}
+
+static void grant(wmpi_win *w, int src, int tag, int type)
+{
+    if (type == WMPI_LOCK_EXCLUSIVE)
+        w->lq.exclusive = 1;
+    else
+        w->lq.shared++;
+    answer(w, src, tag, NULL, 0);
+}
+
+static void serve_lock(wmpi_win *w, int src, const wmpi_rma_hdr *h)
+{
+    struct wmpi_rma_waiting *q;
+
+    if (!w->lq.head && grantable(&w->lq, h->lock)) {
+        grant(w, src, h->tag, h->lock);
+        return;
+    }
+    if (!(q = malloc(sizeof *q)))
+        wmpi_fatal("window: out of memory for the lock queue");
+    *q = (struct wmpi_rma_waiting){ NULL, src, h->tag, h->lock };
+    if (w->lq.tail)
+        w->lq.tail->next = q;
+    else
+        w->lq.head = q;
+    w->lq.tail = q;
+}
+
+static void serve_unlock(wmpi_win *w, int src, const wmpi_rma_hdr *h)
+{
+    struct wmpi_rma_waiting *q;
+
+    if (h->lock == WMPI_LOCK_EXCLUSIVE)
+        w->lq.exclusive = 0;
+    else
+        w->lq.shared--;
+    answer(w, src, h->tag, NULL, 0);
+    while ((q = w->lq.head) && grantable(&w->lq, q->type)) {
+        if (!(w->lq.head = q->next))
+            w->lq.tail = NULL;
+        grant(w, q->src, q->tag, q->type);
+        free(q);
+    }
+}
+
+static void serve_one(wmpi_win *w, int src, const wmpi_rma_hdr *h)
+{
+    switch (h->kind) {
+    case WMPI_RMA_PUT:
+    case WMPI_RMA_ACC:
+        scatter(w, h);
+        answer(w, src, h->tag, NULL, 0);
+        break;
+    case WMPI_RMA_GET:
+    case WMPI_RMA_GACC:
+    case WMPI_RMA_CAS:    serve_fetch(w, src, h); break;
+    case WMPI_RMA_LOCK:   serve_lock(w, src, h); break;
+    case WMPI_RMA_UNLOCK: serve_unlock(w, src, h); break;
+    default:
+        wmpi_fatal("window: request of unknown kind %d from rank %d",
+                   h->kind, src);
+    }
+}
+
+static void *serve_main(void *arg)
+{
+    wmpi_win *w = arg;
+    wmpi_rma_hdr *h;
+    int src;
+
+    while ((h = next_request(w, &src))->kind != WMPI_RMA_QUIT) {
+        serve_one(w, src, h);
+        free(h);
+    }
+    free(h);
+    return NULL;
+}
+
+/* ---------------------------------------------------------- the thread */
+
+static int start_kernel_thread(wmpi_win *w)
+{
+    pthread_t *t = malloc(sizeof *t);
+    int err;
+
+    if (!t)
+        return WEFT_ENOMEM;
+    err = pthread_create(t, NULL, serve_main, w);
+    if (err) {
+        free(t);
+        return -err;
+    }
+    w->kthread = t;
+    return 0;
+}
+
+int wmpi_rma_serve_start(wmpi_win *w)
+{
+    weft_thread_attr attr;
+
+    if (weft_thread_self() == WEFT_THREAD_NULL)
+        return start_kernel_thread(w);
+    weft_thread_attr_init(&attr);
+    attr.name = "mpi-win";
+    return weft_thread_create(&w->ult, &attr, serve_main, w);
+}
+
+int wmpi_rma_serve_stop(wmpi_win *w)
+{
+    wmpi_rma_hdr h = { .kind = WMPI_RMA_QUIT };
+    wmpi_request *r;
+    int err = wmpi_isend(&h, (int)sizeof h, &wmpi_dt_byte, w->comm->rank,
+                         WMPI_RMA_TAG_REQ, w->comm, WMPI_MODE_STANDARD, &r);
+
+    if (!err)
+        err = wait_one(r);
+    if (err)
+        return err;
+    if (w->kthread) {
+        pthread_join(*(pthread_t *)w->kthread, NULL);
+        free(w->kthread);
+        w->kthread = NULL;
+        return 0;
+    }
+    return weft_thread_join(w->ult, NULL);
+}

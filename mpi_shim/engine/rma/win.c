@@ -1,0 +1,132 @@
+/* Window life: MPI_Win_create, MPI_Win_allocate and MPI_Win_free.
+ *
+ * Creation is collective over the user's communicator: the window takes a
+ * duplicate of it (its own context id, so requests and answers never
+ * match the user's messages, and its collectives - fence, free - never
+ * interleave with the user's), trades every rank's window size and disp
+ * unit (so an origin checks a displacement against the target's window
+ * before sending anything, and reports MPI_ERR_RMA_RANGE to its caller
+ * rather than to nobody at the target), then starts its service thread.
+ *
+ * Freeing completes this rank's operations, waits for every rank on the
+ * window's communicator - after that barrier no request to this rank is
+ * still on its way, as every origin waited for its answers - and only
+ * then stops the service thread.
+ *
+ * Locking: none here; a window is set up before its handle is returned
+ * and torn down after every rank stopped using it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/coll/coll.h"
+#include "engine/core/internal.h"
+#include "engine/objects/comm.h"
+#include "engine/rma/rma.h"
+
+static void win_release(wmpi_win *w)
+{
+    if (w->flavor == WMPI_WIN_ALLOCATE)
+        free(w->base);
+    free(w->sizes);
+    free(w->units);
+    free(w->locked);
+    __atomic_store_n(&w->magic, WMPI_WIN_FREED, __ATOMIC_RELEASE);
+    free(w);
+}
+
+/* Every rank's window size and disp unit, in w->sizes / w->units. */
+static int trade_shapes(wmpi_win *w)
+{
+    int n = w->comm->size;
+    int64_t mine[2] = { w->size, w->disp_unit };
+    int64_t *all = malloc((size_t)n * sizeof mine);
+    int err;
+
+    w->sizes = malloc((size_t)n * sizeof *w->sizes);
+    w->units = malloc((size_t)n * sizeof *w->units);
+    w->locked = calloc((size_t)n, 1);
+    if (!all || !w->sizes || !w->units || !w->locked) {
+        free(all);
+        return WEFT_ENOMEM;
+    }
+    err = wmpi_allgather(mine, (int)sizeof mine, &wmpi_dt_byte, all,
+                         (int)sizeof mine, &wmpi_dt_byte, w->comm);
+    for (int r = 0; !err && r < n; r++) {
+        w->sizes[r] = all[2 * r];
+        w->units[r] = (int)all[2 * r + 1];
+    }
+    free(all);
+    return err;
+}
+
+static wmpi_win *win_new(void *base, int64_t size, int disp_unit,
+                         int allocate)
+{
+    wmpi_win *w = calloc(1, sizeof *w);
+
+    if (!w)
+        return NULL;
+    w->flavor = allocate ? WMPI_WIN_ALLOCATE : WMPI_WIN_CREATE;
+    w->base = base;
+    /* malloc(0) may give NULL: one byte keeps a valid, unique base */
+    if (allocate && !(w->base = malloc(size ? (size_t)size : 1))) {
+        free(w);
+        return NULL;
+    }
+    w->size = size;
+    w->disp_unit = disp_unit;
+    w->model = WMPI_WIN_UNIFIED;
+    w->lock = (wmpi_lock)WMPI_LOCK_INITIALIZER;
+    w->next_tag = WMPI_RMA_TAG_FIRST;
+    return w;
+}
+
+int wmpi_win_create(void *base, int64_t size, int disp_unit, int allocate,
+                    wmpi_comm *c, wmpi_win **out)
+{
+    wmpi_win *w = win_new(base, size, disp_unit, allocate);
+    int err;
+
+    *out = NULL;
+    if (!w)
+        return WEFT_ENOMEM;
+    err = wmpi_comm_dup(c, &w->comm);
+    if (err)
+        goto fail_dup;
+    err = trade_shapes(w);
+    if (!err)
+        err = wmpi_rma_serve_start(w);
+    if (err)
+        goto fail_setup;
+    __atomic_store_n(&w->magic, WMPI_WIN_LIVE, __ATOMIC_RELEASE);
+    *out = w;
+    return 0;
+
+fail_setup:
+    wmpi_comm_release(w->comm);
+fail_dup:
+    w->magic = 0;
+    win_release(w);
+    return err;
+}
+
+int wmpi_win_free(wmpi_win *w)
+{
+    int err;
+
+    if (wmpi_win_passive(w))
+        return -EBUSY;
+    err = wmpi_rma_complete(w, -1);
+    if (!err)
+        err = wmpi_barrier(w->comm);
+    if (err)
+        return err;
+    err = wmpi_rma_serve_stop(w);
+    if (!err) /* runs the delete callbacks of attributes dup copied */
+        err = wmpi_comm_free(w->comm);
+    if (err)
+        return err;
+    win_release(w);
+    return 0;
+}
