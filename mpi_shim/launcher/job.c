@@ -244,15 +244,26 @@ void wl_job_abort(struct wl_job *j, int status, const char *text)
 
 /* SIGTSTP (Ctrl-Z, kill -TSTP): the ranks stop, then mpirun, so the shell
  * sees the job stopped; `fg` or `bg` sends mpirun SIGCONT, which it passes
- * on. mpirun's SIGTSTP is blocked (signalfd), so it stops itself with
- * SIGSTOP, which its shell reports the same way. */
+ * on. mpirun stops itself by letting a SIGTSTP of its own through the mask
+ * for a moment, not by SIGSTOP: the kernel then applies its rule for
+ * orphaned process groups (no stop, since nobody would resume it). */
+static void stop_self(void)
+{
+    sigset_t tstp;
+    sigemptyset(&tstp);
+    sigaddset(&tstp, SIGTSTP);
+    raise(SIGTSTP);
+    sigprocmask(SIG_UNBLOCK, &tstp, NULL); /* stops here until SIGCONT */
+    sigprocmask(SIG_BLOCK, &tstp, NULL);
+}
+
 static void forward(struct wl_job *j, int sig)
 {
     if (j->o->verbose)
         wl_say("passing signal %d (%s) on to the ranks", sig, strsignal(sig));
     signal_all(j, sig, 0);
     if (sig == SIGTSTP)
-        raise(SIGSTOP);
+        stop_self();
 }
 
 static int forwarded(int sig)

@@ -99,6 +99,10 @@ static void test_tstp_and_cont(void **state)
 
 int main(int argc, char **argv)
 {
+    /* mpirun stops on SIGTSTP only if its process group is not orphaned
+     * (the kernel's rule): a group of our own, whose leader's parent is in
+     * another group of the same session, is not, however we were started. */
+    setpgid(0, 0);
     wt_launch_init(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_usr2_then_usr1),
