@@ -65,8 +65,6 @@ static const char *const fatal_desc[NFATAL] = { "Segmentation fault", "Bus error
                                                 "Floating point exception",
                                                 "Illegal instruction", "Aborted" };
 
-enum { ARM_NONE, ARM_OWN, ARM_OVERFLOW };
-static int armed[NFATAL];     /* how each signal reaches the report */
 static char label[96];        /* "rank 1"; "process" if none was given */
 static char host[64];
 static int reporting;         /* atomic: a thread is reporting */
@@ -272,34 +270,36 @@ static void on_fatal(int sig, siginfo_t *si, void *uctx)
 
 /* ------------------------------------------------------------ start / stop */
 
+/* Take sig if its action is the default one; 1 if taken. */
 static int arm(int sig)
 {
     struct sigaction cur, sa;
     if (wf_overflow_adopt(sig, on_fatal))
-        return ARM_OVERFLOW;
+        return 1;
     if (sigaction(sig, NULL, &cur) != 0 || (cur.sa_flags & SA_SIGINFO) ||
         cur.sa_handler != SIG_DFL)
-        return ARM_NONE;
+        return 0;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fatal;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
-    return sigaction(sig, &sa, NULL) == 0 ? ARM_OWN : ARM_NONE;
+    return sigaction(sig, &sa, NULL) == 0;
 }
 
-static void disarm(int idx)
+/* Give sig back to the default action, whichever way it reaches the
+ * report now: as the overflow handler's saved action or as the installed
+ * handler (weft_fini turns the first into the second, weft_init back). */
+static void disarm(int sig)
 {
     struct sigaction cur, dfl;
-    if (armed[idx] == ARM_OVERFLOW)
-        wf_overflow_unadopt(fatal_sig[idx], on_fatal);
-    if (armed[idx] == ARM_OWN && sigaction(fatal_sig[idx], NULL, &cur) == 0 &&
-        (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_fatal) {
+    wf_overflow_unadopt(sig, on_fatal);
+    if (sigaction(sig, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+        cur.sa_sigaction == on_fatal) {
         memset(&dfl, 0, sizeof dfl);
         dfl.sa_handler = SIG_DFL;
         sigemptyset(&dfl.sa_mask);
-        sigaction(fatal_sig[idx], &dfl, NULL);
+        sigaction(sig, &dfl, NULL);
     }
-    armed[idx] = ARM_NONE;
 }
 
 int weft_fatal_report_start(const char *who)
@@ -308,7 +308,7 @@ int weft_fatal_report_start(const char *who)
     backtrace(warm, 1); /* loads the unwinder now, not in the handler */
     pthread_mutex_lock(&report_lock);
     for (int i = 0; i < NFATAL; i++)
-        disarm(i);
+        disarm(fatal_sig[i]);
     size_t n = strnlen(who && *who ? who : "process", sizeof label - 1);
     memcpy(label, who && *who ? who : "process", n);
     label[n] = '\0';
@@ -316,10 +316,8 @@ int weft_fatal_report_start(const char *who)
         strcpy(host, "?");
     host[sizeof host - 1] = '\0';
     int count = 0;
-    for (int i = 0; i < NFATAL; i++) {
-        armed[i] = arm(fatal_sig[i]);
-        count += armed[i] != ARM_NONE;
-    }
+    for (int i = 0; i < NFATAL; i++)
+        count += arm(fatal_sig[i]);
     pthread_mutex_unlock(&report_lock);
     return count;
 }
@@ -328,6 +326,6 @@ void weft_fatal_report_stop(void)
 {
     pthread_mutex_lock(&report_lock);
     for (int i = 0; i < NFATAL; i++)
-        disarm(i);
+        disarm(fatal_sig[i]);
     pthread_mutex_unlock(&report_lock);
 }
