@@ -21,9 +21,11 @@ WEFT_JOBS="${WEFT_JOBS:-2}"
 # Open MPI is the reference: the MPI tests also run under it, and the MPI
 # benchmarks compare against it. libpmix-dev lets Weft's ranks join jobs
 # started by Open MPI's mpirun or srun --mpi=pmix. iproute2 (ip) makes the
-# network namespaces that test_mpirun_netns_hosts runs its hosts in.
+# network namespaces that test_mpirun_netns_hosts runs its hosts in. gdb
+# drives the gdb extension's test (test_gdb_stuck_rank).
 WEFT_DEB_PACKAGES=(cmake ninja-build gcc g++ pkg-config libhwloc-dev libcmocka-dev
-                   gnuplot-nox openmpi-bin libopenmpi-dev libpmix-dev iproute2)
+                   gnuplot-nox openmpi-bin libopenmpi-dev libpmix-dev iproute2
+                   gdb)
 
 say() { printf '\n==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
