@@ -61,7 +61,9 @@ static void answer(wmpi_win *w, int src, int tag, const void *buf,
         wmpi_fatal("window: cannot answer rank %d (error %d)", src, err);
 }
 
-/* The next request, malloc'd; *src is its origin. */
+/* The next request, malloc'd; *src is its origin. NULL when MPI_Finalize
+ * closes the engine under a window the program never freed: the thread
+ * then ends quietly (the window's memory goes with the process). */
 static wmpi_rma_hdr *next_request(wmpi_win *w, int *src)
 {
     wmpi_status st;
@@ -69,6 +71,8 @@ static wmpi_rma_hdr *next_request(wmpi_win *w, int *src)
     void *msg;
     int err = wmpi_probe(WMPI_ANY_SOURCE, WMPI_RMA_TAG_REQ, w->comm, &st);
 
+    if (err == WEFT_ESTATE)
+        return NULL;
     if (err || !(msg = malloc((size_t)st.bytes)))
         wmpi_fatal("window: cannot receive a request (error %d)", err);
     err = wmpi_irecv(msg, (int)st.bytes, &wmpi_dt_byte, st.source,
@@ -246,7 +250,7 @@ static void *serve_main(void *arg)
     wmpi_rma_hdr *h;
     int src;
 
-    while ((h = next_request(w, &src))->kind != WMPI_RMA_QUIT) {
+    while ((h = next_request(w, &src)) && h->kind != WMPI_RMA_QUIT) {
         serve_one(w, src, h);
         free(h);
     }
