@@ -218,6 +218,9 @@ void wl_report_binding(const struct wl_rank *r);
 
 /* remote.c */
 char *wl_remote_blob(const char *cwd, int strict, char **env, int nenv, char *const *argv);
+/* The second stdin line for the remote helper: env in hex, then '\n'. */
+char *wl_remote_env_line(char **env, int nenv);
+#define WL_PRIVATE_ENV_MAX (4u << 20) /* hex bytes of that line */
 int wl_remote_main(int argc, char **argv);
 #define WL_REMOTE_FLAG "--weft-remote-exec"
 

@@ -9,6 +9,9 @@
  * The job secret is not in it (command lines are visible to every user):
  * the helper reads it as the first line of its stdin, byte by byte so it
  * never consumes input meant for the rank, and puts it in WEFT_MPI_SECRET.
+ * The second line carries what -genvall adds (all of mpirun's environment,
+ * which may hold credentials), hex-encoded the same way, or nothing; those
+ * variables never override the blob's.
  *
  * The helper then supervises the rank instead of exec'ing it, because a
  * remote-exec agent such as ssh does not stop the remote command when it is
@@ -42,7 +45,7 @@
 
 #include "launcher.h"
 
-#define BLOB_TAG       "weft-remote-1"
+#define BLOB_TAG       "weft-remote-2"
 #define STOP_GRACE_MS  5000
 
 char *wl_remote_blob(const char *cwd, int strict, char **env, int nenv, char *const *argv)
@@ -71,6 +74,24 @@ char *wl_remote_blob(const char *cwd, int strict, char **env, int nenv, char *co
     wmpi_hex_encode((uint8_t *)raw, len, hex);
     free(raw);
     return hex;
+}
+
+char *wl_remote_env_line(char **env, int nenv)
+{
+    size_t len = 0;
+    for (int i = 0; i < nenv; i++)
+        len += strlen(env[i]) + 1;
+    char *raw = malloc(len + 1), *p = raw, *line = malloc(2 * len + 2);
+    if (!raw || !line) {
+        wl_say("out of memory");
+        exit(WL_EXIT_INTERNAL);
+    }
+    for (int i = 0; i < nenv; i++)
+        p = stpcpy(p, env[i]) + 1;
+    wmpi_hex_encode((uint8_t *)raw, len, line);
+    strcpy(line + 2 * len, "\n");
+    free(raw);
+    return line;
 }
 
 /* ------------------------------------------------------------ helper side */
@@ -116,8 +137,9 @@ static int decode(const char *hex, struct plan *pl)
     return split(pl, pl->raw, len);
 }
 
-/* The first line of stdin: the job secret, in hex. */
-static int read_secret(char *out)
+/* One line of stdin, without its newline, read byte by byte so nothing
+ * meant for the rank is consumed; at most max bytes. Length, or -1. */
+static ssize_t read_line(char *out, size_t max)
 {
     size_t n = 0;
     for (;;) {
@@ -125,15 +147,43 @@ static int read_secret(char *out)
         ssize_t r = read(0, &c, 1);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0 || n > 2 * WMPI_SECRET_LEN)
+        if (r <= 0 || n >= max)
             return -1;
         if (c == '\n')
             break;
         out[n++] = c;
     }
     out[n] = '\0';
+    return (ssize_t)n;
+}
+
+/* The first line of stdin: the job secret, in hex. */
+static int read_secret(char *out)
+{
     uint8_t bin[WMPI_SECRET_LEN];
+    if (read_line(out, 2 * WMPI_SECRET_LEN + 1) < 0)
+        return -1;
     return wmpi_hex_decode(out, bin, sizeof bin);
+}
+
+/* The second line: -genvall's variables, hex of NUL-ended "K=V" strings
+ * (empty without -genvall). The plan's own variables win over them. */
+static int read_private_env(void)
+{
+    char *hex = malloc(WL_PRIVATE_ENV_MAX + 1);
+    ssize_t len = hex ? read_line(hex, WL_PRIVATE_ENV_MAX) : -1;
+    char *raw = len >= 0 ? malloc((size_t)len / 2 + 1) : NULL;
+    int err = !raw || len % 2 || wmpi_hex_decode(hex, (uint8_t *)raw, (size_t)len / 2);
+    for (size_t off = 0; !err && off < (size_t)len / 2; off += strlen(raw + off) + 1) {
+        char *kv = raw + off, *eq = strchr(kv, '=');
+        if (eq) {
+            *eq = '\0';
+            setenv(kv, eq + 1, 0);
+        }
+    }
+    free(hex);
+    free(raw);
+    return err ? -1 : 0;
 }
 
 static void complain(const char *what, const char *arg)
@@ -237,7 +287,7 @@ int wl_remote_main(int argc, char **argv)
     }
     for (int i = 0; i < pl.nenv; i++)
         putenv(pl.env[i]);
-    if (read_secret(secret)) {
+    if (read_secret(secret) || read_private_env()) {
         complain("no job secret on stdin", NULL);
         return WL_EXIT_LAUNCH;
     }

@@ -39,8 +39,9 @@
  * words work whether the agent passes them on as argv (ip netns exec, env)
  * or joins them into a shell command (ssh). The secret is not in the blob,
  * since command lines are public: mpirun writes it as the first line on the
- * agent's stdin (ssh carries it encrypted); the remote helper reads exactly
- * that line and leaves the rest of stdin to the rank.
+ * agent's stdin (ssh carries it encrypted), and what -genvall adds as the
+ * second; the remote helper reads exactly those lines and leaves the rest
+ * of stdin to the rank.
  *
  * Rejected: posix_spawn (no way to set PDEATHSIG or report a failed chdir);
  * shell-quoting a command line for ssh (breaks agents that take argv).
@@ -123,11 +124,9 @@ static int is_job_var(const char *kv)
     return 0;
 }
 
-static int forwardable(const char *kv, int all)
+static int forwardable(const char *kv)
 {
-    if (!strncmp(kv, "WEFT_MPIRUN_", 12) || is_job_var(kv))
-        return 0;
-    return all || !strncmp(kv, "WEFT_", 5);
+    return !strncmp(kv, "WEFT_", 5) && strncmp(kv, "WEFT_MPIRUN_", 12) && !is_job_var(kv);
 }
 
 static void add_x_list(struct envlist *e, const char *const *xv, int nx, int remote)
@@ -141,12 +140,16 @@ static void add_x_list(struct envlist *e, const char *const *xv, int nx, int rem
     }
 }
 
+/* e: what the remote plan carries; priv: what -genvall adds, which goes
+ * over the agent's stdin instead (an environment may hold credentials). */
 static void add_forwarded(const struct wl_job *j, const struct wl_app *a, struct envlist *e,
-                          int remote)
+                          struct envlist *priv, int remote)
 {
     for (char **p = environ; remote && *p; p++)
-        if (forwardable(*p, j->o->envall))
+        if (forwardable(*p))
             env_add(e, "%s", *p);
+        else if (j->o->envall && strncmp(*p, "WEFT_", 5) && !is_job_var(*p))
+            env_add(priv, "%s", *p);
     add_x_list(e, j->o->xvars, j->o->nx, remote);
     add_x_list(e, a->xvars, a->nx, remote);
 }
@@ -348,17 +351,37 @@ static void close_all(struct pipes *p)
     close_fd(&p->rep[0]);
 }
 
-/* Give the rank its stdin: the secret line first if remote; keep the
- * pipe open only for the rank that reads mpirun's stdin. */
-static void hand_stdin(struct wl_job *j, int fd, int remote, int takes_stdin)
+static void write_all(int fd, const char *p, size_t len, const struct wl_job *j)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            if (j->o->verbose)
+                wl_say("cannot pass the secret to a launch agent: %s", strerror(errno));
+            return;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+}
+
+/* Give the rank its stdin: if remote, the secret line and the -genvall
+ * line (priv) first; keep the pipe open only for the rank that reads
+ * mpirun's stdin. */
+static void hand_stdin(struct wl_job *j, int fd, const struct envlist *priv, int remote,
+                       int takes_stdin)
 {
     if (fd < 0)
         return;
     if (remote) {
         char line[sizeof j->secret_hex + 1];
         snprintf(line, sizeof line, "%s\n", j->secret_hex);
-        if (write(fd, line, strlen(line)) < 0 && j->o->verbose)
-            wl_say("cannot pass the secret to a launch agent: %s", strerror(errno));
+        char *env = wl_remote_env_line(priv->v, priv->n);
+        write_all(fd, line, strlen(line), j);
+        write_all(fd, env, strlen(env), j);
+        free(env);
     }
     if (!takes_stdin) {
         close(fd);
@@ -417,9 +440,9 @@ static int spawn_rank(struct wl_job *j, struct wl_rank *r)
 {
     int remote = !r->host->local;
     int takes_stdin = r->rank == j->o->stdin_rank && j->in.from >= 0;
-    struct envlist env = { 0 }, agent = { 0 };
+    struct envlist env = { 0 }, agent = { 0 }, priv = { 0 };
     struct pipes p;
-    add_forwarded(j, &j->o->apps[r->app], &env, remote);
+    add_forwarded(j, &j->o->apps[r->app], &env, &priv, remote);
     add_rank_vars(j, r, &env, remote);
     char **argv = j->o->apps[r->app].argv;
     if (remote) {
@@ -434,10 +457,11 @@ static int spawn_rank(struct wl_job *j, struct wl_rank *r)
         err = fork_rank(j, r, &p, env.v, argv);
         if (err)
             close_fd(&p.in[1]);
-        hand_stdin(j, p.in[1], remote, takes_stdin);
+        hand_stdin(j, p.in[1], &priv, remote, takes_stdin);
     }
     env_free(&env);
     env_free(&agent);
+    env_free(&priv);
     return err;
 }
 

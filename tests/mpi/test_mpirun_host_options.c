@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -138,15 +139,53 @@ static void test_own_address_is_local(void **state)
     wt_job_free(&j);
 }
 
+/* An agent that records its command line in AGENT_ARGS, then runs it in
+ * an empty environment. */
+#define AGENT_SH   "wt_agent.sh"
+#define AGENT_ARGS "wt_agent_args"
+
+static void write_agent(void)
+{
+    const char *text = "#!/bin/sh\nhost=$1; shift\necho \"$@\" > " AGENT_ARGS
+                       "\nexec env -i WT_AGENT_HOST=$host \"$@\"\n";
+    FILE *f = fopen(AGENT_SH, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    assert_int_equal(chmod(AGENT_SH, 0755), 0);
+}
+
+/* Does the file hold s, hex-encoded as in the remote plan? */
+static int file_has_hex(const char *path, const char *s)
+{
+    char hex[256] = "", text[65536] = "";
+    for (size_t i = 0; s[i] && i < 120; i++)
+        snprintf(hex + 2 * i, 3, "%02x", (unsigned char)s[i]);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[n] = '\0';
+    return strstr(text, hex) != NULL;
+}
+
 static void test_genv_and_genvall(void **state)
 {
     (void)state;
     struct wt_job j;
     setenv("WT_NOT_WEFT", "only with -genvall", 1);
-    int st = wt_run(&j, WT_ARGV(WT_MPIRUN, CLEAN_AGENT, "-genv", "WT_G", "g v", "-genvall",
-                                "--host", "localhost,nodeR", WT_PROG, "env", "WT_G",
-                                "WT_NOT_WEFT", "WT_AGENT_HOST"), NULL, 0, 4);
+    write_agent();
+    int st = wt_run(&j, WT_ARGV(WT_MPIRUN, "--launch-agent", "./" AGENT_SH, "--control-address",
+                                "127.0.0.1", "-genv", "WT_G", "g v", "-genvall", "-x",
+                                "WT_X=on the line", "--host", "localhost,nodeR", WT_PROG, "env",
+                                "WT_G", "WT_NOT_WEFT", "WT_AGENT_HOST"), NULL, 0, 4);
     WT_ASSERT_STATUS(&j, st, st == 0);
+    /* -genvall's variables travel on the agent's stdin, not its command
+     * line (ps shows that to everyone); -x ones are on it already. */
+    assert_true(file_has_hex(AGENT_ARGS, "WT_X=on the line"));
+    assert_false(file_has_hex(AGENT_ARGS, "WT_NOT_WEFT=only"));
+    unlink(AGENT_SH);
+    unlink(AGENT_ARGS);
     const char *want[] = { "rank 0 WT_G=g v\n", "rank 1 WT_G=g v\n",
                            "rank 1 WT_AGENT_HOST=nodeR\n",
                            "rank 1 WT_NOT_WEFT=only with -genvall\n" };
