@@ -62,6 +62,19 @@
  *     completion is not cheaper here: it is the same wait). Errors:
  *     MPI_ERR_RMA_SYNC (no passive epoch). Blocks: the caller.
  *   MPI_Win_sync: a memory fence (unified model). Blocks: no.
+ *
+ * Generalized active target (win_pscw.c)
+ *   MPI_Win_post(group, assert, win): expose the window to the origins in
+ *     group; returns at once. MPI_Win_wait(win) blocks until each of them
+ *     called MPI_Win_complete (their operations are then in the window);
+ *     MPI_Win_test(win, flag) is the same without blocking.
+ *   MPI_Win_start(group, assert, win): access the targets in group; blocks
+ *     until each of them posted. MPI_Win_complete(win) completes the
+ *     epoch's operations at those targets and tells them; blocks until
+ *     the operations' answers came back.
+ *   Errors: MPI_ERR_WIN, MPI_ERR_GROUP (NULL, or a member outside the
+ *     window), MPI_ERR_ASSERT, MPI_ERR_RMA_SYNC (an epoch of that kind
+ *     already open / none open), MPI_ERR_NO_MEM.
  */
 #ifndef WMPI_BINDING_WIN_H
 #define WMPI_BINDING_WIN_H

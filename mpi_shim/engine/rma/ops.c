@@ -37,7 +37,7 @@ int wmpi_win_has_access(wmpi_win *w, int rank)
     int ok;
 
     wmpi_lock_take(&w->lock);
-    ok = w->fence || w->lock_all || w->locked[rank];
+    ok = w->fence || w->lock_all || w->locked[rank] || w->started[rank];
     wmpi_lock_release(&w->lock);
     return ok;
 }

@@ -80,6 +80,12 @@ typedef struct wmpi_win {
     uint8_t *locked;        /* [size] 0, or WMPI_LOCK_* held on that rank
                                (| 0x80 when taken with MPI_MODE_NOCHECK) */
     int nlocked;            /* ranks in locked[] with a lock */
+    uint8_t *started;       /* [size] 1: in the group of MPI_Win_start */
+    int *access;            /* the ranks of that group, `naccess` of them */
+    int naccess;            /* 0: no access epoch of MPI_Win_start */
+    /* exposure epoch of MPI_Win_post (the owner's calls only) */
+    wmpi_request **exposed; /* receives of each origin's completion */
+    int nexposed;           /* 0: no exposure epoch */
     /* target side */
     wmpi_rma_lockq lq;      /* service thread only */
     weft_thread_t ult;      /* the service thread, if a ULT */
@@ -178,6 +184,23 @@ int wmpi_win_flush(wmpi_win *w, int rank);
  * first error an operation met. Blocks: the caller. */
 int wmpi_rma_complete(wmpi_win *w, int rank);
 
+/* Generalized active target (pscw.c). `ranks` are n ranks of the
+ * window's group (the binding translated the MPI group).
+ * post: expose this rank's window to them; returns at once. start: wait
+ * until each of them posted, then open an access epoch to them. complete:
+ * complete the epoch's operations at their targets and tell each target.
+ * wait: block until every origin of the exposure epoch completed; test:
+ * the same without blocking (*flag). Errors: -EPROTO (an epoch of that
+ * kind is already open / none is), WEFT_ENOMEM. Blocks: start, complete,
+ * wait. */
+int wmpi_win_post(wmpi_win *w, const int *ranks, int n);
+int wmpi_win_start(wmpi_win *w, const int *ranks, int n);
+int wmpi_win_complete(wmpi_win *w);
+int wmpi_win_wait(wmpi_win *w);
+int wmpi_win_test(wmpi_win *w, int *flag);
+/* 1 if an epoch of post or start is open on w. */
+int wmpi_win_pscw_open(wmpi_win *w);
+
 /* A fresh answer tag (wrapping past WMPI_TAG_UB; unique among the
  * answers outstanding). Takes the window's lock. */
 int wmpi_rma_next_tag(wmpi_win *w);
@@ -193,9 +216,14 @@ int wmpi_rma_serve_start(wmpi_win *w);
 int wmpi_rma_serve_stop(wmpi_win *w);
 
 /* Tags on the window's communicator: requests to the service thread on
- * WMPI_RMA_TAG_REQ; answers on tags from WMPI_RMA_TAG_FIRST. */
+ * WMPI_RMA_TAG_REQ; a target's MPI_Win_post to each origin on
+ * WMPI_RMA_TAG_POST, an origin's MPI_Win_complete to each target on
+ * WMPI_RMA_TAG_DONE (empty messages, pscw.c); answers on tags from
+ * WMPI_RMA_TAG_FIRST. */
 #define WMPI_RMA_TAG_REQ 0
-#define WMPI_RMA_TAG_FIRST 1
+#define WMPI_RMA_TAG_POST 1
+#define WMPI_RMA_TAG_DONE 2
+#define WMPI_RMA_TAG_FIRST 3
 
 /* The request header on the wire; followed by `nruns` (offset, length)
  * pairs of int64_t (the target bytes, relative to the displacement) and

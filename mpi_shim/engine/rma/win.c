@@ -31,6 +31,8 @@ static void win_release(wmpi_win *w)
     free(w->sizes);
     free(w->units);
     free(w->locked);
+    free(w->started);
+    free(w->access);
     __atomic_store_n(&w->magic, WMPI_WIN_FREED, __ATOMIC_RELEASE);
     free(w);
 }
@@ -46,7 +48,8 @@ static int trade_shapes(wmpi_win *w)
     w->sizes = malloc((size_t)n * sizeof *w->sizes);
     w->units = malloc((size_t)n * sizeof *w->units);
     w->locked = calloc((size_t)n, 1);
-    if (!all || !w->sizes || !w->units || !w->locked) {
+    w->started = calloc((size_t)n, 1);
+    if (!all || !w->sizes || !w->units || !w->locked || !w->started) {
         free(all);
         return WEFT_ENOMEM;
     }
@@ -115,7 +118,7 @@ int wmpi_win_free(wmpi_win *w)
 {
     int err;
 
-    if (wmpi_win_passive(w))
+    if (wmpi_win_passive(w) || wmpi_win_pscw_open(w))
         return -EBUSY;
     err = wmpi_rma_complete(w, -1);
     if (!err)

@@ -64,6 +64,9 @@ static void bad_epochs(MPI_Win win)
     EXPECT(MPI_Win_flush(0, win), MPI_ERR_RMA_SYNC);
     EXPECT(MPI_Win_unlock(0, win), MPI_ERR_RMA_SYNC);
     EXPECT(MPI_Win_unlock_all(win), MPI_ERR_RMA_SYNC);
+    EXPECT(MPI_Win_complete(win), MPI_ERR_RMA_SYNC);
+    EXPECT(MPI_Win_wait(win), MPI_ERR_RMA_SYNC);
+    EXPECT(MPI_Win_post(MPI_GROUP_NULL, 0, win), MPI_ERR_GROUP);
     EXPECT(MPI_Win_lock(12345, 0, 0, win), MPI_ERR_LOCKTYPE);
     EXPECT(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0x1, win), MPI_ERR_ASSERT);
     MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
