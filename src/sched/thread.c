@@ -24,7 +24,10 @@
  * worker's cache stay listed, marked `cached`, so that the common creation
  * (served from the cache) costs one relaxed store more and no lock; only
  * malloc and free take a shard lock. Shards, picked by the allocating
- * worker, keep workers that create at once off each other's lock.
+ * worker, keep workers that create at once off each other's lock. Cost
+ * (callgrind, x86-64, one worker): a create+join served from the cache
+ * runs 6 instructions more, of ~1460; one that mallocs, ~150 more (two
+ * uncontended lock pairs), of ~1340.
  */
 #include <stddef.h>
 #include <stdio.h>
