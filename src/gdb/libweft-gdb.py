@@ -72,10 +72,11 @@ def _global(name):
 def _registry_threads():
     reg = _global("wf_thread_registry")
     lo, hi = reg.type.range()
-    found = []
+    found, seen = [], set()
     for i in range(lo, hi + 1):
         t = reg[i]["head"]
-        while int(t) != 0:
+        while int(t) != 0 and int(t) not in seen: # a torn list must not hang gdb
+            seen.add(int(t))
             if not int(t["reg"]["cached"]) and int(t["id"]) != 0:
                 found.append(t)
             t = t["reg"]["next"]
@@ -236,7 +237,7 @@ def _state(t, running, queued):
 
 
 def _name(t):
-    name = t["name"].string()
+    name = t["name"].string(errors="replace")
     return name if name else "ult-%d" % int(t["id"])
 
 
@@ -271,7 +272,7 @@ thread the state names the Weft or MPI call it waits in."""
                         state = "blocked in %s" % _public_name(entry)
                     elif state == "ready" and preempted:
                         state = "ready (preempted)"
-                except (gdb.error, gdb.MemoryError) as e:
+                except (gdb.error, gdb.MemoryError, gdb.GdbError) as e:
                     frame = "<%s>" % e
             rows.append((str(int(t["id"])), state, _name(t), frame))
         head = ("Id", "State", "Name", "Frame")
