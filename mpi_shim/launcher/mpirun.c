@@ -205,9 +205,10 @@ static int add_x(const char ***list, int *n, const char *x)
 static int add_env(struct wl_opts *o, const char ***list, int *n, const char *opt,
                    const char **val)
 {
-    char *kv, **owned = realloc(o->owned, (size_t)(o->nowned + 1) * sizeof *owned);
+    char *kv, **owned;
     if (!valid_var(val[0], strlen(val[0])))
         return bad(opt, val[0], "a variable name");
+    owned = realloc(o->owned, (size_t)(o->nowned + 1) * sizeof *owned);
     if (!owned)
         return WL_EXIT_INTERNAL;
     o->owned = owned;
