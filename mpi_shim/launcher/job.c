@@ -257,11 +257,24 @@ static void stop_self(void)
     sigprocmask(SIG_BLOCK, &tstp, NULL);
 }
 
+/* Remote ranks get the signal through their launch agent's process group:
+ * an agent that execs the helper (ip netns exec, env) or relays signals
+ * (srun) passes it on; ssh cannot without a terminal, and would die of
+ * SIGUSR1 itself, ending the rank, so those ranks are left out, once said. */
 static void forward(struct wl_job *j, int sig)
 {
+    int relays = wl_agent_relays_signals(j->o->agent), skipped = 0;
     if (j->o->verbose)
         wl_say("passing signal %d (%s) on to the ranks", sig, strsignal(sig));
-    signal_all(j, sig, 0);
+    for (int i = 0; i < j->n; i++) {
+        struct wl_rank *r = &j->ranks[i];
+        if (r->alive && (r->host->local || relays))
+            wl_spawn_signal(r, sig);
+        skipped |= r->alive && !r->host->local && !relays;
+    }
+    if (skipped)
+        wl_say("signal %d (%s) not passed to ranks started through '%s', which "
+               "cannot pass signals on", sig, strsignal(sig), j->o->agent);
     if (sig == SIGTSTP)
         stop_self();
 }

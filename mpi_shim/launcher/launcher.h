@@ -205,6 +205,9 @@ void wl_hosts_free(struct wl_hosts *h);
 /* spawn.c */
 int wl_spawn_all(struct wl_job *j);
 void wl_spawn_signal(struct wl_rank *r, int sig);
+/* Does the launch agent pass signals on to the remote helper (not ssh or
+ * rsh, which need a terminal to)? */
+int wl_agent_relays_signals(const char *agent);
 /* execvp, then (a bare name not on PATH) the working directory's file of
  * that name, as Open MPI finds programs; returns the errno that explains
  * the failure. */

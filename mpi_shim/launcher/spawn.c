@@ -473,6 +473,16 @@ int wl_spawn_all(struct wl_job *j)
     return 0;
 }
 
+int wl_agent_relays_signals(const char *agent)
+{
+    char word[256];
+    agent += strspn(agent, " \t");
+    snprintf(word, sizeof word, "%.*s", (int)strcspn(agent, " \t"), agent);
+    const char *slash = strrchr(word, '/'), *name = slash ? slash + 1 : word;
+    size_t len = strlen(name);
+    return strcmp(name, "rsh") && !(len >= 3 && !strcmp(name + len - 3, "ssh"));
+}
+
 void wl_spawn_signal(struct wl_rank *r, int sig)
 {
     if (!r->alive)

@@ -1,7 +1,9 @@
 /* SIGUSR1, SIGUSR2, SIGTSTP and SIGCONT sent to mpirun reach every rank:
  * a rank that waits for SIGUSR1 exits 0 when mpirun gets it, and the job
  * ends 0. SIGTSTP stops the ranks and then mpirun itself; SIGCONT resumes
- * them all. */
+ * them all. Remote ranks get them through a launch agent that passes
+ * signals on; through ssh, which cannot, mpirun says so and leaves them be
+ * (rather than kill the ssh client, and the rank with it). */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -9,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -51,6 +54,46 @@ static void start(struct wt_job *j, pid_t *pids)
                                   0), 0);
     assert_int_equal(wt_job_wait_lines(j, "ready ", NRANKS, 4), 0);
     assert_int_equal(wt_ready_pids(j, pids, NRANKS), 0);
+}
+
+/* Rank 0 here, rank 1 on "nodeR" through `agent`; mpirun gets SIGUSR1. */
+static void start_remote(struct wt_job *j, const char *agent)
+{
+    assert_int_equal(wt_job_start(j, WT_ARGV(WT_MPIRUN, "--launch-agent", (char *)agent,
+                                             "--control-address", "127.0.0.1", "--host",
+                                             "localhost,nodeR", WT_MPI_PROG, "signals"),
+                                  NULL, 0), 0);
+    assert_int_equal(wt_job_wait_lines(j, "ready ", 2, 4), 0);
+    kill(j->pid, SIGUSR1);
+}
+
+#define FAKE_SSH "wt_fake_ssh" /* runs the command here, like ssh to this host */
+
+static void test_remote_ranks(void **state)
+{
+    (void)state;
+    struct wt_job j;
+    start_remote(&j, "env WT_HOST={host}");
+    int st = wt_job_finish(&j, 4);
+    WT_ASSERT_STATUS(&j, st, st == 0);
+    assert_non_null(strstr(j.out, "rank 1 got SIGUSR1\n"));
+    wt_job_free(&j);
+    FILE *f = fopen(FAKE_SSH, "w");
+    assert_non_null(f);
+    fputs("#!/bin/sh\nshift\nexec \"$@\"\n", f);
+    fclose(f);
+    assert_int_equal(chmod(FAKE_SSH, 0755), 0);
+    start_remote(&j, "./" FAKE_SSH);
+    assert_int_equal(wt_job_wait_lines(&j, "rank 0 got SIGUSR1", 1, 4), 0);
+    kill(j.pid, SIGTERM);
+    st = wt_job_finish(&j, 4);
+    unlink(FAKE_SSH);
+    WT_ASSERT_STATUS(&j, st, st == 128 + SIGTERM);
+    assert_non_null(strstr(j.err, "not passed to ranks started through './" FAKE_SSH "'"));
+    assert_null(strstr(j.out, "rank 1 got"));
+    assert_null(strstr(j.err, "rank 1 (pid"));
+    wt_job_free(&j);
+    assert_int_equal(wt_leftovers(), 0);
 }
 
 static void test_usr2_then_usr1(void **state)
@@ -107,6 +150,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_usr2_then_usr1),
         cmocka_unit_test(test_tstp_and_cont),
+        cmocka_unit_test(test_remote_ranks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
