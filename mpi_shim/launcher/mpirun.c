@@ -76,8 +76,7 @@ static const struct opt_def {
 static void usage(FILE *f)
 {
     fputs("usage: mpirun [options] program [arguments...]   (also: mpiexec)\n"
-          "       mpirun [job options] [program options] prog1 [args] : [program options] "
-          "prog2 [args] ...\n"
+          "       mpirun [options] prog1 [args] : [program options] prog2 [args] : ...\n"
           "Runs an MPI program built with Weft's mpicc as a job of several processes.\n"
           "Programs joined by ':' share one MPI_COMM_WORLD (MPI_APPNUM tells them apart).\n\n"
           "Program options (after a ':' they apply to that program only):\n"
@@ -101,7 +100,8 @@ static void usage(FILE *f)
           "  --tag-output          prefix lines with [1,RANK]<stdout>: or <stderr>:\n"
           "  --timestamp-output    prefix lines with the time mpirun read them\n"
           "  --merge-stderr-to-stdout  the ranks' stderr goes to stdout\n"
-          "  --output-filename DIR also write rank R's output to DIR/1/rank.R/stdout, stderr\n"
+          "  --output-filename DIR also write rank R's output to DIR/1/rank.R/stdout\n"
+          "                        and .../stderr\n"
           "  --stdin RANK|none     the rank that reads mpirun's stdin (default 0)\n"
           "  --timeout S           stop the job after S seconds, exit status 124\n"
           "  --launch-agent CMD    how to start ranks on other hosts (default ssh);\n"
