@@ -285,25 +285,39 @@ thread the state names the Weft or MPI call it waits in."""
 class WeftThread(gdb.Command):
     """Run a command on a Weft user-level thread's stack.
 
-Usage: weft-thread ID [COMMAND]   (COMMAND defaults to bt)
+Usage: weft-thread ID|all [COMMAND]   (COMMAND defaults to bt)
 The thread's saved registers are loaded into the selected kernel thread for
 the command, and the kernel thread's own registers are put back after it.
-For a running thread, the command runs on its worker's kernel thread."""
+For a running thread, the command runs on its worker's kernel thread.
+`all` runs the command on every thread that has a stack."""
 
     def __init__(self):
         super().__init__("weft-thread", gdb.COMMAND_STACK)
 
     def invoke(self, arg, from_tty):
         parts = arg.split(None, 1)
-        if not parts or not parts[0].isdigit():
-            raise gdb.GdbError("usage: weft-thread ID [COMMAND]")
-        t = _find(int(parts[0]))
+        if not parts or not (parts[0].isdigit() or parts[0] == "all"):
+            raise gdb.GdbError("usage: weft-thread ID|all [COMMAND]")
         cmd = parts[1] if len(parts) > 1 else "bt"
         running, queued = _scheduler_view()
+        if parts[0] != "all":
+            self._run(_find(int(parts[0])), cmd, running, queued, from_tty, True)
+            return
+        for t in _registry_threads():
+            try:
+                self._run(t, cmd, running, queued, from_tty, False)
+            except (gdb.error, gdb.MemoryError, gdb.GdbError) as e:
+                gdb.write("%s\n" % e)
+
+    @staticmethod
+    def _run(t, cmd, running, queued, from_tty, alone):
         state, has_stack = _state(t, running, queued)
         if not has_stack:
-            raise gdb.GdbError("weft: thread %s has finished; it has no stack" % parts[0])
-        gdb.write("[weft thread %s (%s), %s]\n" % (parts[0], _name(t), state))
+            if alone:
+                raise gdb.GdbError("weft: thread %d has finished; it has no stack"
+                                   % int(t["id"]))
+            return
+        gdb.write("\n[weft thread %d (%s), %s]\n" % (int(t["id"]), _name(t), state))
         with _on_stack_of(t, running):
             gdb.execute(cmd, from_tty)
 
