@@ -28,7 +28,8 @@ trap 'cleanup; exit 1' INT TERM
 
 command -v gdb >/dev/null 2>&1 || skip "gdb is not installed (apt-get install gdb)"
 
-"$mpirun" -n 2 "$prog" "$tmp/release" >"$tmp/job" 2>&1 &
+# --timeout: should this script be killed outright, the job still ends.
+"$mpirun" --timeout 100 -n 2 "$prog" "$tmp/release" >"$tmp/job" 2>&1 &
 job=$!
 
 # Both ranks are about to block; wait for that (bounded).
@@ -42,10 +43,11 @@ done
 pid=$(sed -n 's/.*rank 0 pid \([0-9]*\) waiting.*/\1/p' "$tmp/job")
 [ -n "$pid" ] || fail "no pid for rank 0"
 
-# "waiting" comes just before MPI_Recv: retry until main is parked in it.
-i=0
+# "waiting" comes just before MPI_Recv: retry until main is parked in it
+# (for at most 40 s).
+end=$(($(date +%s) + 40))
 while :; do
-    timeout -s KILL 30 gdb -nx -batch -p "$pid" \
+    timeout -s KILL 20 gdb -nx -batch -p "$pid" \
         -iex "add-auto-load-safe-path $libdir" \
         -ex 'info weft-threads' -ex 'weft-thread 1 bt' >"$tmp/gdb" 2>&1
     if grep -q 'ptrace: Operation not permitted' "$tmp/gdb"; then
@@ -54,8 +56,7 @@ while :; do
     grep -q 'Undefined info command: "weft-threads"' "$tmp/gdb" &&
         fail "the extension was not auto-loaded from $libdir"
     grep -Eq '^1 +blocked in MPI_Recv ' "$tmp/gdb" && break
-    i=$((i + 1))
-    [ $i -ge 10 ] && fail "main is not listed as blocked in MPI_Recv"
+    [ "$(date +%s)" -ge $end ] && fail "main is not listed as blocked in MPI_Recv"
     sleep 0.2
 done
 
