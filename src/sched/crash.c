@@ -11,8 +11,9 @@
  * Each frame names its function when the dynamic symbol table has it
  * (functions of shared libraries; a program's own with -rdynamic) and
  * always the object and offset, which `addr2line -f -e <object> <offset>`
- * turns into a function and line. Frames of the handler itself are left
- * out: the backtrace starts at the interrupted instruction.
+ * turns into a function and line (a caller's offset is its return
+ * address: the call is the instruction before). Frames of the handler
+ * itself are left out: the backtrace starts at the interrupted instruction.
  *
  * Design: the handler runs with SA_ONSTACK, on the alternate stack every
  * worker has (overflow.c): the faulting code usually runs on a ULT's small
@@ -35,8 +36,8 @@
  *
  * Rejected: reporting from a thread woken by the handler (the faulting
  * thread's stack is what we want, and only the faulting thread can unwind
- * it); backtrace_symbols_fd (two writes per frame, so lines of two
- * threads could mix; no offset within the object).
+ * it); backtrace_symbols_fd (it cannot prefix its lines with the rank,
+ * and gives no offset within the object for a frame it names).
  * Invariants: one thread reports; another that faults meanwhile waits,
  * signals blocked, for the first to kill the process.
  * Locking: start/stop under report_lock; the handler reads the label,
