@@ -15,7 +15,9 @@
  * Trade-off: one message and one answer per operation, whatever its size;
  * a put costs a round trip at flush time, not an extra one per put.
  * Locking: the pending list, the tag counter and the epoch state are
- * under the window's lock, held for list operations only.
+ * under the window's lock, held for list operations only; completing
+ * takes the window's flushing mutex (a user-thread mutex: it is held
+ * while waiting).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -272,7 +274,7 @@ static int finish_op(wmpi_rma_op *op)
     return st[0].error ? st[0].error : st[1].error;
 }
 
-int wmpi_rma_complete(wmpi_win *w, int rank)
+static int complete_locked(wmpi_win *w, int rank)
 {
     int n, err = 0, e, i = 0;
     wmpi_rma_op *op = take_pending(w, rank, &n), *next;
@@ -294,5 +296,15 @@ int wmpi_rma_complete(wmpi_win *w, int rank)
         e = finish_op(op);
         err = err ? err : e;
     }
+    return err;
+}
+
+int wmpi_rma_complete(wmpi_win *w, int rank)
+{
+    int err;
+
+    weft_mutex_lock(&w->flushing);
+    err = complete_locked(w, rank);
+    weft_mutex_unlock(&w->flushing);
     return err;
 }

@@ -30,13 +30,15 @@
  *
  * Threads: the origin side of a window may be used by several threads at
  * once; its pending list and epoch state sit under the window's lock.
- * Two threads flushing one window at once each wait for the operations
- * they took off the pending list, not for the other's.
+ * Flushes of one window run one at a time, so a flush returns only after
+ * every operation started before it completed, whichever thread's flush
+ * waited for it.
  */
 #ifndef WMPI_RMA_H
 #define WMPI_RMA_H
 
 #include <stdint.h>
+#include <weft/sync.h>
 #include <weft/thread.h>
 
 #include "engine/core/lock.h"
@@ -74,6 +76,10 @@ typedef struct wmpi_win {
     /* origin side, under `lock` */
     wmpi_lock lock;
     wmpi_rma_op *pending;   /* operations whose answer is not awaited yet */
+    weft_mutex_t flushing;  /* held while completing operations: a flush
+                               that finds the list empty may still have to
+                               wait for its own operations, taken off the
+                               list by another thread's flush */
     uint32_t next_tag;      /* answer tags handed out so far */
     int fence;              /* 1 inside a fence epoch */
     int lock_all;           /* 1 between lock_all and unlock_all */

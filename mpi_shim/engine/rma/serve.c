@@ -9,10 +9,13 @@
  * element with respect to each other, and lets the lock queue live here
  * without a lock.
  *
- * The thread is a ULT when the window's creator is one (scheduled with
- * the rank's compute threads, preempting one of them to serve), else a
- * kernel thread: a program of plain pthreads may keep every Weft worker
- * blocked in the kernel, where a ULT would never run (as coll_run.c).
+ * The thread is a kernel thread by default: the I/O server wakes it, and
+ * the kernel gives it a CPU beside the rank's compute threads. A ULT
+ * (WEFT_MPI_RMA_THREAD=ult) is scheduled with the compute threads instead,
+ * the I/O server preempting one of them to serve - but it never runs
+ * while the program keeps every Weft worker blocked in the kernel (main
+ * in pthread_join with one worker per rank: a hang), so it is not the
+ * default.
  *
  * Locks: a request is granted in arrival order; one that cannot be granted
  * now waits in the queue, and so does every later one (no starvation of
@@ -276,11 +279,18 @@ static int start_kernel_thread(wmpi_win *w)
     return 0;
 }
 
+static int want_ult(void)
+{
+    const char *v = getenv("WEFT_MPI_RMA_THREAD");
+
+    return v && !strcmp(v, "ult") && weft_thread_self() != WEFT_THREAD_NULL;
+}
+
 int wmpi_rma_serve_start(wmpi_win *w)
 {
     weft_thread_attr attr;
 
-    if (weft_thread_self() == WEFT_THREAD_NULL)
+    if (!want_ult())
         return start_kernel_thread(w);
     weft_thread_attr_init(&attr);
     attr.name = "mpi-win";

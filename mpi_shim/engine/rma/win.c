@@ -31,6 +31,7 @@ static void win_release(wmpi_win *w)
     free(w->sizes);
     free(w->units);
     free(w->locked);
+    weft_mutex_destroy(&w->flushing);
     free(w->started);
     free(w->access);
     __atomic_store_n(&w->magic, WMPI_WIN_FREED, __ATOMIC_RELEASE);
@@ -81,6 +82,7 @@ static wmpi_win *win_new(void *base, int64_t size, int disp_unit,
     w->disp_unit = disp_unit;
     w->model = WMPI_WIN_UNIFIED;
     w->lock = (wmpi_lock)WMPI_LOCK_INITIALIZER;
+    weft_mutex_init(&w->flushing);
     w->next_tag = WMPI_RMA_TAG_FIRST;
     return w;
 }
