@@ -1,6 +1,6 @@
 /* Window bindings: creation, freeing, attributes, group, error handler,
- * name; and the error path every window binding shares (binding/win.h
- * has the contract of each function).
+ * name, info; and the error path every window binding shares
+ * (binding/win.h has the contract of each function).
  *
  * Errors on a window go to the window's handler: MPI_ERRORS_ARE_FATAL
  * (the default) aborts through the same path as a communicator's (the
@@ -14,6 +14,7 @@
 #include "binding/unsupported.h"
 #include "binding/win.h"
 #include "engine/objects/comm.h"
+#include "engine/objects/info.h"
 
 _Static_assert(WMPI_WIN_CREATE == MPI_WIN_FLAVOR_CREATE &&
                WMPI_WIN_ALLOCATE == MPI_WIN_FLAVOR_ALLOCATE &&
@@ -25,13 +26,16 @@ _Static_assert(WMPI_WIN_CREATE == MPI_WIN_FLAVOR_CREATE &&
 int wbind_win_fail(MPI_Win w, int cls, const char *fn)
 {
     MPI_Errhandler h;
+    int code = cls;
 
     if (!wmpi_win_is_live(w))
         return wbind_fail(NULL, cls, fn);
     h = __atomic_load_n(&w->errh, __ATOMIC_ACQUIRE);
-    if (h && h->kind == WMPI_ERRH_RETURN)
-        return cls;
-    return wbind_fail(w->comm, cls, fn);
+    if (!h || h->kind == WMPI_ERRH_FATAL)
+        return wbind_fail(w->comm, cls, fn); /* no handler there: fatal */
+    if (h->kind == WMPI_ERRH_USER)
+        ((MPI_Win_errhandler_function *)(void (*)(void))h->fn)(&w, &code, fn);
+    return cls;
 }
 
 static int rma_class(int err)
@@ -105,15 +109,18 @@ WMPI_ALIAS(Win_allocate)
 
 int PMPI_Win_free(MPI_Win *win)
 {
+    MPI_Errhandler h;
     int err;
 
     WMPI_NEED_INIT("MPI_Win_free");
     if (!win)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Win_free");
     WBIND_WIN_CHECK(*win, "MPI_Win_free");
+    h = (*win)->errh;
     err = wmpi_win_free(*win);
     if (err)
         return wbind_win_return(*win, err, "MPI_Win_free");
+    wbind_win_errh_release(h);
     *win = MPI_WIN_NULL;
     return MPI_SUCCESS;
 }
@@ -157,31 +164,6 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 }
 WMPI_ALIAS(Win_get_group)
 
-/* ------------------------------------------------------ error handler */
-
-int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
-{
-    WBIND_WIN_CHECK(win, "MPI_Win_set_errhandler");
-    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
-        return wbind_win_fail(win, MPI_ERR_ARG, "MPI_Win_set_errhandler");
-    __atomic_store_n(&win->errh, (void *)errhandler, __ATOMIC_RELEASE);
-    return MPI_SUCCESS;
-}
-WMPI_ALIAS(Win_set_errhandler)
-
-int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
-{
-    void *h;
-
-    WBIND_WIN_CHECK(win, "MPI_Win_get_errhandler");
-    if (!errhandler)
-        return wbind_win_fail(win, MPI_ERR_ARG, "MPI_Win_get_errhandler");
-    h = __atomic_load_n(&win->errh, __ATOMIC_ACQUIRE);
-    *errhandler = h ? h : MPI_ERRORS_ARE_FATAL;
-    return MPI_SUCCESS;
-}
-WMPI_ALIAS(Win_get_errhandler)
-
 /* --------------------------------------------------------------- name */
 
 int PMPI_Win_set_name(MPI_Win win, const char *win_name)
@@ -205,3 +187,26 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Win_get_name)
+
+/* --------------------------------------------------------------- info */
+
+/* No hint changes what a window does: set_info keeps none, and get_info
+ * gives an empty object (MPI-3.1 11.2.7 lets it return the hints used). */
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    WBIND_WIN_CHECK(win, "MPI_Win_set_info");
+    if (info == MPI_INFO_NULL)
+        return wbind_win_fail(win, MPI_ERR_INFO, "MPI_Win_set_info");
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Win_set_info)
+
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+    WBIND_WIN_CHECK(win, "MPI_Win_get_info");
+    if (!info_used)
+        return wbind_win_fail(win, MPI_ERR_ARG, "MPI_Win_get_info");
+    return wbind_win_return(win, wmpi_info_create(info_used),
+                            "MPI_Win_get_info");
+}
+WMPI_ALIAS(Win_get_info)

@@ -22,9 +22,16 @@
  *     copies are one) as int *; any other keyval: flag 0. Errors:
  *     MPI_ERR_WIN, MPI_ERR_ARG. Blocks: no.
  *   MPI_Win_get_group: a new reference to the window's group. Blocks: no.
- *   MPI_Win_set_errhandler / get_errhandler: MPI_ERRORS_ARE_FATAL (the
- *     default) or MPI_ERRORS_RETURN (user window handlers need
- *     MPI_Win_create_errhandler, not implemented: MPI_ERR_ARG). Blocks: no.
+ *   MPI_Win_create_errhandler / set_errhandler / get_errhandler /
+ *     call_errhandler (win_errh.c): MPI_ERRORS_ARE_FATAL (the default),
+ *     MPI_ERRORS_RETURN, or a user function called with the window and the
+ *     class (then the class is returned). A window holds a reference on
+ *     its handler; get_errhandler gives a new one (MPI_Errhandler_free
+ *     it). call_errhandler invokes the handler with the code and returns
+ *     MPI_SUCCESS if it returns. Errors: MPI_ERR_WIN, MPI_ERR_ARG.
+ *     Blocks: no.
+ *   MPI_Win_get_info: an empty info object (no hint is used); set_info
+ *     ignores the hints. Errors: MPI_ERR_WIN, MPI_ERR_INFO, MPI_ERR_ARG.
  *   MPI_Win_set_name / get_name: at most MPI_MAX_OBJECT_NAME - 1 chars.
  *
  * Operations (win_rma.c): MPI_Put, MPI_Get, MPI_Accumulate,
@@ -88,6 +95,9 @@ int wbind_win_fail(MPI_Win w, int cls, const char *fn);
 /* 0 -> MPI_SUCCESS; else wbind_win_fail with the class of engine code
  * err (the RMA codes of engine/rma/rma.h included). */
 int wbind_win_return(MPI_Win w, int err, const char *fn);
+
+/* Drop a window's reference on a user handler (others: nothing). */
+void wbind_win_errh_release(MPI_Errhandler h);
 
 /* The start of every window binding: initialised, w live. */
 #define WBIND_WIN_CHECK(w, fn)                                    \

@@ -77,6 +77,39 @@ static void bad_epochs(MPI_Win win)
     MPI_OK(MPI_Win_unlock(0, win));
 }
 
+static int handler_calls, handler_code;
+
+static void count_errors(MPI_Win *win, int *code, ...)
+{
+    (void)win;
+    handler_calls++;
+    handler_code = *code;
+}
+
+/* A user handler sees the window's errors and MPI_Win_call_errhandler. */
+static void user_handler(MPI_Win win)
+{
+    MPI_Errhandler h, got;
+    MPI_Info info;
+    int v = 0, nkeys = -1;
+
+    MPI_OK(MPI_Win_create_errhandler(count_errors, &h));
+    MPI_OK(MPI_Win_set_errhandler(win, h));
+    MPI_OK(MPI_Errhandler_free(&h));
+    EXPECT(MPI_Put(&v, 1, MPI_INT, -5, 0, 1, MPI_INT, win), MPI_ERR_RANK);
+    CHECK(handler_calls == 1 && handler_code == MPI_ERR_RANK,
+          "handler called %d times, code %d", handler_calls, handler_code);
+    MPI_OK(MPI_Win_call_errhandler(win, MPI_ERR_OTHER));
+    CHECK(handler_calls == 2 && handler_code == MPI_ERR_OTHER, "call_errhandler");
+    MPI_OK(MPI_Win_get_errhandler(win, &got));
+    MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Errhandler_free(&got)); /* the last reference */
+    MPI_OK(MPI_Win_get_info(win, &info));
+    MPI_OK(MPI_Info_get_nkeys(info, &nkeys));
+    CHECK(nkeys >= 0, "nkeys %d", nkeys);
+    MPI_Info_free(&info);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, *mem, got = -1, len, flag;
@@ -102,6 +135,7 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Win_get_attr(win, MPI_KEYVAL_INVALID, &mem, &flag));
     CHECK(!flag, "an unknown keyval was found");
     bad_epochs(win);
+    user_handler(win);
     MPI_OK(MPI_Win_fence(0, win));
     bad_operations(win, size);
     MPI_OK(MPI_Get(&got, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win));
