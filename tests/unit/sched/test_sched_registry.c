@@ -15,6 +15,8 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <weft.h>
 
 #include "sched/sched_internal.h"
@@ -116,6 +118,33 @@ static void test_count_during_churn(void **state)
     assert_int_equal(wf_thread_registry_count(), 1);
 }
 
+/* A child of fork() starts a runtime of its own: the parent's threads,
+ * gone in the child, are not listed there. */
+static void test_fork_child_forgets(void **state)
+{
+    (void)state;
+    weft_thread_t t[4];
+    assert_int_equal(weft_sem_init(&gate, 0), 0);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(weft_thread_create(&t[i], NULL, wait_at_gate, NULL), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int ok = weft_init() == 0 && wf_thread_registry_count() == 1 &&
+                 weft_fini() == 0 && wf_thread_registry_count() == 0;
+        _exit(ok ? 0 : 1);
+    }
+    int status = -1;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(wf_thread_registry_count(), 5);
+    for (int i = 0; i < 4; i++)
+        weft_sem_post(&gate);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(weft_thread_join(t[i], NULL), 0);
+    weft_sem_destroy(&gate);
+}
+
 static void test_fini_empties(void **state)
 {
     (void)state;
@@ -130,6 +159,7 @@ int main(void)
         cmocka_unit_test(test_blocked_and_finished_listed),
         cmocka_unit_test(test_detached_leave),
         cmocka_unit_test(test_count_during_churn),
+        cmocka_unit_test(test_fork_child_forgets),
         cmocka_unit_test(test_fini_empties), /* last: finalises */
     };
     return cmocka_run_group_tests(tests, wt_runtime_setup, NULL);
