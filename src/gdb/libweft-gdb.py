@@ -31,12 +31,11 @@
 
 import gdb
 
-WF_T_FINISHED = 1 << 2
 FRAME_LIMIT = 64
 
-# Saved frame of wf_ctx_switch, per architecture: (register, offset from
-# the saved sp) for each register it restores, the register holding the
-# resume address, and the stack pointer after the switch returns.
+# Saved frame of wf_ctx_switch, per architecture (src/arch/ctx_*.S): the
+# offset from the saved sp of each register it restores, the resume
+# address as the program counter, and the stack pointer once it returns.
 X86_64 = {
     "slots": [("r15", 8), ("r14", 16), ("r13", 24), ("r12", 32),
               ("rbx", 40), ("rbp", 48), ("rip", 56)],
@@ -77,6 +76,7 @@ def _registry_threads():
         t = reg[i]["head"]
         while int(t) != 0 and int(t) not in seen: # a torn list must not hang gdb
             seen.add(int(t))
+            # id 0: a descriptor being set up by weft_thread_create
             if not int(t["reg"]["cached"]) and int(t["id"]) != 0:
                 found.append(t)
             t = t["reg"]["next"]
@@ -99,7 +99,7 @@ def _scheduler_view():
         lo, hi = heads.type.range()
         for p in range(lo, hi + 1):
             t = heads[p]
-            while int(t) != 0:
+            while int(t) != 0 and int(t) not in queued:
                 queued.add(int(t))
                 t = t["rq_next"]
     return running, queued
@@ -108,7 +108,7 @@ def _scheduler_view():
 def _saved_registers(t):
     """The register values a switch back to t would restore."""
     ctx = t["ctx"]
-    if "uc" in [f.name for f in ctx.type.fields()]:
+    if "uc" in [f.name for f in ctx.type.strip_typedefs().fields()]:
         gregs = ctx["uc"]["uc_mcontext"]["gregs"]
         return {r: int(gregs[i]) & (2 ** 64 - 1) for r, i in X86_64_UCONTEXT.items()}
     layout = _arch()
@@ -226,7 +226,7 @@ def _public_name(entry):
 
 
 def _state(t, running, queued):
-    if int(t["flags"]) & WF_T_FINISHED or int(t["exiting"]):
+    if int(t["flags"]) & int(_global("WF_T_FINISHED")) or int(t["exiting"]):
         return "finished", False
     w = running.get(int(t))
     if w is not None:
