@@ -4,13 +4,15 @@
 # idle in epoll_wait, while the ULTs that wait in MPI_Recv sit on stacks
 # gdb knows nothing about. This extension adds two commands:
 #
-#   info weft-threads      every ULT: id, state, name, and the frame it is in
-#   weft-thread N [CMD]    run CMD (default: bt) on ULT N's stack
+#   info weft-threads        every ULT: id, state, name, the frame it is in
+#   weft-thread N|all [CMD]  run CMD (default: bt) on ULT N's stack, or on
+#                            every ULT's
 #
-# It is installed beside libweft as <libweft's real file name>-gdb.py (and
-# under <datadir>/gdb/auto-load/<libdir>/), so gdb loads it with the library
-# once the directory is in gdb's auto-load safe-path; `source` works too.
-# It needs libweft's debug info (a Debug or RelWithDebInfo build).
+# It goes, as <libweft's real file name>-gdb.py, beside libweft in the
+# build tree and under <datadir>/gdb/auto-load/<libdir>/ when installed
+# (src/CMakeLists.txt says why), so gdb loads it with the library from a
+# directory in its auto-load safe-path; `source` works too. It needs
+# libweft's debug info (a Debug or RelWithDebInfo build).
 #
 # Where the threads are. Every descriptor is on one list of the runtime's
 # thread registry (wf_thread_registry, src/sched/thread.c); descriptors a
