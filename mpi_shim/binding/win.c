@@ -1,17 +1,8 @@
-/* Window bindings: creation, freeing, attributes, group, error handler,
- * name, info; and the error path every window binding shares
+/* Window bindings: creation, freeing, attributes, group, name, info
  * (binding/win.h has the contract of each function).
- *
- * Errors on a window go to the window's handler: MPI_ERRORS_ARE_FATAL
- * (the default) aborts through the same path as a communicator's (the
- * window's private communicator has no handler of its own, so it is
- * fatal), MPI_ERRORS_RETURN returns the class. An invalid window has no
- * handler: MPI_COMM_WORLD's reports it, as for an invalid communicator.
  */
-#include <errno.h>
 #include <string.h>
 
-#include "binding/unsupported.h"
 #include "binding/win.h"
 #include "engine/objects/comm.h"
 #include "engine/objects/info.h"
@@ -20,41 +11,6 @@ _Static_assert(WMPI_WIN_CREATE == MPI_WIN_FLAVOR_CREATE &&
                WMPI_WIN_ALLOCATE == MPI_WIN_FLAVOR_ALLOCATE &&
                WMPI_WIN_UNIFIED == MPI_WIN_UNIFIED,
                "window attribute values differ from mpi.h");
-
-/* ------------------------------------------------------------- errors */
-
-int wbind_win_fail(MPI_Win w, int cls, const char *fn)
-{
-    MPI_Errhandler h;
-    int code = cls;
-
-    if (!wmpi_win_is_live(w))
-        return wbind_fail(NULL, cls, fn);
-    h = __atomic_load_n(&w->errh, __ATOMIC_ACQUIRE);
-    if (!h || h->kind == WMPI_ERRH_FATAL)
-        return wbind_fail(w->comm, cls, fn); /* no handler there: fatal */
-    if (h->kind == WMPI_ERRH_USER)
-        ((MPI_Win_errhandler_function *)(void (*)(void))h->fn)(&w, &code, fn);
-    return cls;
-}
-
-static int rma_class(int err)
-{
-    switch (err) {
-    case -ERANGE:  return MPI_ERR_RMA_RANGE;
-    case -EDOM:    return MPI_ERR_DISP;
-    case -EPROTO:
-    case -EBUSY:   return MPI_ERR_RMA_SYNC;
-    case -EBADMSG: return MPI_ERR_TYPE;
-    case -ENOTSUP: return MPI_ERR_UNSUPPORTED_OPERATION;
-    default:       return wbind_error_class(err);
-    }
-}
-
-int wbind_win_return(MPI_Win w, int err, const char *fn)
-{
-    return err ? wbind_win_fail(w, rma_class(err), fn) : MPI_SUCCESS;
-}
 
 /* ----------------------------------------------------------- creation */
 

@@ -1,6 +1,13 @@
 /* Error handlers of windows: MPI_Win_create_errhandler, set, get and
- * call (contract: binding/win.h). The report path itself is
- * wbind_win_fail (win.c).
+ * call (contract: binding/win.h), and the error path every window
+ * binding shares (wbind_win_fail, wbind_win_return).
+ *
+ * Errors on a window go to the window's handler: MPI_ERRORS_ARE_FATAL
+ * (the default) aborts through the same path as a communicator's (the
+ * window's private communicator has no handler of its own, so it is
+ * fatal), MPI_ERRORS_RETURN returns the class, a user function is called
+ * and the class returned. An invalid window has no handler:
+ * MPI_COMM_WORLD's reports it, as for an invalid communicator.
  *
  * A window handler is the same object as a communicator's (struct
  * wmpi_errhandler, errors.c) with the window function stored in its
@@ -9,9 +16,47 @@
  * zero. The predefined handlers are never counted.
  * Locking: a window's handler is one pointer, swapped atomically.
  */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "binding/win.h"
+
+/* ------------------------------------------------------------- errors */
+
+int wbind_win_fail(MPI_Win w, int cls, const char *fn)
+{
+    MPI_Errhandler h;
+    int code = cls;
+
+    if (!wmpi_win_is_live(w))
+        return wbind_fail(NULL, cls, fn);
+    h = __atomic_load_n(&w->errh, __ATOMIC_ACQUIRE);
+    if (!h || h->kind == WMPI_ERRH_FATAL)
+        return wbind_fail(w->comm, cls, fn); /* no handler there: fatal */
+    if (h->kind == WMPI_ERRH_USER)
+        ((MPI_Win_errhandler_function *)(void (*)(void))h->fn)(&w, &code, fn);
+    return cls;
+}
+
+static int rma_class(int err)
+{
+    switch (err) {
+    case -ERANGE:  return MPI_ERR_RMA_RANGE;
+    case -EDOM:    return MPI_ERR_DISP;
+    case -EPROTO:
+    case -EBUSY:   return MPI_ERR_RMA_SYNC;
+    case -EBADMSG: return MPI_ERR_TYPE;
+    case -ENOTSUP: return MPI_ERR_UNSUPPORTED_OPERATION;
+    default:       return wbind_error_class(err);
+    }
+}
+
+int wbind_win_return(MPI_Win w, int err, const char *fn)
+{
+    return err ? wbind_win_fail(w, rma_class(err), fn) : MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ handlers */
 
 static MPI_Errhandler hold(MPI_Errhandler h)
 {
