@@ -2,7 +2,8 @@
  * right neighbour's window (a contiguous block and a strided one through a
  * vector origin type), gets its left neighbour's block back, and checks
  * the data after each fence; also the window's attributes and group, on
- * windows made by MPI_Win_create and MPI_Win_allocate. */
+ * windows made by MPI_Win_create and MPI_Win_allocate. Then a strided
+ * target (a vector target type) and 1 MiB transfers (the rendezvous path). */
 #include "mpi_test_util.h"
 
 #define N 1000
@@ -61,6 +62,42 @@ static void exchange(MPI_Win win, int *mem, int rank, int size)
     MPI_Type_free(&every_other);
 }
 
+#define BIG (1 << 20)
+
+/* Put every other int of the right neighbour's window through a vector
+ * target type, then get 1 MiB of the left neighbour's whole. */
+static void strided_and_large(int rank, int size)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int n = BIG / (int)sizeof(int), *mem, *src = malloc(BIG), *got = malloc(BIG);
+    MPI_Datatype odd;
+    MPI_Win win;
+
+    MPI_OK(MPI_Win_allocate(BIG, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                            &mem, &win));
+    for (int i = 0; i < n; i++) {
+        mem[i] = -1;
+        src[i] = rank * 10000000 + i;
+    }
+    MPI_OK(MPI_Type_vector(n / 2, 1, 2, MPI_INT, &odd));
+    MPI_OK(MPI_Type_commit(&odd));
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_OK(MPI_Put(src, n / 2, MPI_INT, right, 1, 1, odd, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    for (int i = 0; i < n; i++)
+        CHECK(mem[i] == (i % 2 ? left * 10000000 + i / 2 : -1),
+              "strided put: mem[%d] = %d", i, mem[i]);
+    MPI_OK(MPI_Get(got, n, MPI_INT, left, 0, n, MPI_INT, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    for (int i = 0; i < n; i++)
+        CHECK(got[i] == (i % 2 ? ((left + size - 1) % size) * 10000000 + i / 2
+                               : -1), "large get: got[%d] = %d", i, got[i]);
+    MPI_Type_free(&odd);
+    MPI_OK(MPI_Win_free(&win));
+    free(src);
+    free(got);
+}
+
 static int is_weft(void)
 {
     char v[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -113,6 +150,7 @@ int main(int argc, char **argv)
     check_attrs(win, amem, MPI_WIN_FLAVOR_ALLOCATE);
     exchange(win, amem, rank, size);
     MPI_OK(MPI_Win_free(&win));
+    strided_and_large(rank, size);
 
     MPI_Finalize();
     if (rank == 0)
