@@ -50,6 +50,13 @@
  *   displacement), MPI_ERR_RMA_RANGE (outside the target's window),
  *   MPI_ERR_OP, MPI_ERR_RMA_SYNC (no epoch gives access to the target),
  *   MPI_ERR_NO_MEM. Blocks: no.
+ *   MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate: the same,
+ *   in a passive-target epoch only (else MPI_ERR_RMA_SYNC), with a request
+ *   (NULL: MPI_ERR_REQUEST) that completes when the target's answer
+ *   arrived: the data of a get in the origin buffer, a put or accumulate
+ *   applied at the target (stronger than the local completion MPI asks).
+ *   The epoch's end completes the operation too; the request stays the
+ *   user's to wait for or free. Blocks: no.
  *
  * Synchronisation (win_sync.c)
  *   MPI_Win_fence(assert, win): collective; completes every operation of

@@ -1,6 +1,7 @@
 /* One-sided operation bindings: MPI_Put, MPI_Get, MPI_Accumulate,
- * MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap (contract:
- * binding/win.h).
+ * MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap and the
+ * request-based MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate
+ * (contract: binding/win.h).
  *
  * Each checks its arguments in the order window, counts, datatypes,
  * target rank, displacement, op - the first failing check names the
@@ -73,6 +74,16 @@ static int check_all(MPI_Win w, const wmpi_rma_args *a, int no_op)
     return cls;
 }
 
+/* MPI_PROC_NULL: nothing to do; a request-based call gets a request
+ * that is complete already (as a receive from MPI_PROC_NULL). */
+static int proc_null(MPI_Win w, const wmpi_rma_args *a, const char *fn)
+{
+    if (!a->ureq)
+        return MPI_SUCCESS;
+    return wbind_win_return(w, wmpi_irecv(NULL, 0, MPI_BYTE, WMPI_PROC_NULL,
+                                          0, w->comm, a->ureq), fn);
+}
+
 static int run(MPI_Win w, const wmpi_rma_args *a, int no_op, const char *fn)
 {
     int cls;
@@ -82,8 +93,20 @@ static int run(MPI_Win w, const wmpi_rma_args *a, int no_op, const char *fn)
     if (cls)
         return wbind_win_fail(w, cls, fn);
     if (a->target == MPI_PROC_NULL)
-        return MPI_SUCCESS;
+        return proc_null(w, a, fn);
     return wbind_win_return(w, wmpi_rma_start(w, a), fn);
+}
+
+/* The request-based calls: as their blocking twins, with a request. */
+static int run_req(MPI_Win w, wmpi_rma_args *a, MPI_Request *request,
+                   int no_op, const char *fn)
+{
+    WBIND_WIN_CHECK(w, fn);
+    if (!request)
+        return wbind_win_fail(w, MPI_ERR_REQUEST, fn);
+    *request = MPI_REQUEST_NULL;
+    a->ureq = request;
+    return run(w, a, no_op, fn);
 }
 
 int PMPI_Put(const void *origin_addr, int origin_count,
@@ -178,3 +201,67 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
     return run(win, &a, 0, "MPI_Compare_and_swap");
 }
 WMPI_ALIAS(Compare_and_swap)
+
+int PMPI_Rput(const void *origin_addr, int origin_count,
+              MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    wmpi_rma_args a = { .kind = WMPI_RMA_PUT, .obuf = origin_addr,
+                        .ocount = origin_count, .odt = origin_datatype,
+                        .target = target_rank, .tdisp = target_disp,
+                        .tcount = target_count, .tdt = target_datatype };
+
+    return run_req(win, &a, request, 0, "MPI_Rput");
+}
+WMPI_ALIAS(Rput)
+
+int PMPI_Rget(void *origin_addr, int origin_count,
+              MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    wmpi_rma_args a = { .kind = WMPI_RMA_GET, .rbuf = origin_addr,
+                        .rcount = origin_count, .rdt = origin_datatype,
+                        .target = target_rank, .tdisp = target_disp,
+                        .tcount = target_count, .tdt = target_datatype };
+
+    return run_req(win, &a, request, 0, "MPI_Rget");
+}
+WMPI_ALIAS(Rget)
+
+int PMPI_Raccumulate(const void *origin_addr, int origin_count,
+                     MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count,
+                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                     MPI_Request *request)
+{
+    wmpi_rma_args a = { .kind = WMPI_RMA_ACC, .obuf = origin_addr,
+                        .ocount = origin_count, .odt = origin_datatype,
+                        .target = target_rank, .tdisp = target_disp,
+                        .tcount = target_count, .tdt = target_datatype,
+                        .op = op };
+
+    return run_req(win, &a, request, 0, "MPI_Raccumulate");
+}
+WMPI_ALIAS(Raccumulate)
+
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
+                         MPI_Datatype origin_datatype, void *result_addr,
+                         int result_count, MPI_Datatype result_datatype,
+                         int target_rank, MPI_Aint target_disp,
+                         int target_count, MPI_Datatype target_datatype,
+                         MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    wmpi_rma_args a = { .kind = WMPI_RMA_GACC, .obuf = origin_addr,
+                        .ocount = origin_count, .odt = origin_datatype,
+                        .rbuf = result_addr, .rcount = result_count,
+                        .rdt = result_datatype, .target = target_rank,
+                        .tdisp = target_disp, .tcount = target_count,
+                        .tdt = target_datatype, .op = op };
+
+    if (op == MPI_NO_OP)
+        a.odt = NULL;
+    return run_req(win, &a, request, 1, "MPI_Rget_accumulate");
+}
+WMPI_ALIAS(Rget_accumulate)

@@ -44,6 +44,16 @@ int wmpi_win_has_access(wmpi_win *w, int rank)
     return ok;
 }
 
+int wmpi_win_has_passive(wmpi_win *w, int rank)
+{
+    int ok;
+
+    wmpi_lock_take(&w->lock);
+    ok = w->lock_all || w->locked[rank];
+    wmpi_lock_release(&w->lock);
+    return ok;
+}
+
 /* -------------------------------------------------------------- checks */
 
 static int fetches(int kind)
@@ -172,28 +182,49 @@ int wmpi_rma_next_tag(wmpi_win *w)
     return tag;
 }
 
-/* Post the answer's receive, then send the request. */
+/* The receive of the answer: into the result buffer for a fetch, else
+ * an empty acknowledgement. */
+static int post_answer(wmpi_win *w, const wmpi_rma_args *a, int tag,
+                       wmpi_request **r)
+{
+    if (fetches(a->kind))
+        return wmpi_irecv(a->rbuf, a->rcount, a->rdt, a->target, tag,
+                          w->comm, r);
+    return wmpi_irecv(NULL, 0, &wmpi_dt_byte, a->target, tag, w->comm, r);
+}
+
+static void unpost(wmpi_request *r)
+{
+    wmpi_cancel(r);
+    wmpi_wait_requests(&r, 1, 1);
+    wmpi_request_finish(r, NULL);
+}
+
+/* Post the answers' receives (the user's, then the window's), then send
+ * the request. */
 static int post(wmpi_win *w, const wmpi_rma_args *a, wmpi_rma_hdr *h,
                 int64_t len, wmpi_rma_op *op)
 {
-    int err;
+    int err = 0;
 
     h->tag = wmpi_rma_next_tag(w);
-    if (fetches(a->kind))
-        err = wmpi_irecv(a->rbuf, a->rcount, a->rdt, a->target, h->tag,
-                         w->comm, &op->req[1]);
-    else
-        err = wmpi_irecv(NULL, 0, &wmpi_dt_byte, a->target, h->tag, w->comm,
-                         &op->req[1]);
+    if (a->ureq) {
+        err = post_answer(w, a, h->tag, a->ureq);
+        h->tag2 = wmpi_rma_next_tag(w);
+    }
     if (err)
         return err;
-    err = wmpi_isend(h, (int)len, &wmpi_dt_byte, a->target, WMPI_RMA_TAG_REQ,
-                     w->comm, WMPI_MODE_STANDARD, &op->req[0]);
-    if (err) {
-        wmpi_cancel(op->req[1]);
-        wmpi_wait_requests(&op->req[1], 1, 1);
-        wmpi_request_finish(op->req[1], NULL);
-    }
+    err = a->ureq ? wmpi_irecv(NULL, 0, &wmpi_dt_byte, a->target, h->tag2,
+                               w->comm, &op->req[1])
+                  : post_answer(w, a, h->tag, &op->req[1]);
+    if (!err)
+        err = wmpi_isend(h, (int)len, &wmpi_dt_byte, a->target,
+                         WMPI_RMA_TAG_REQ, w->comm, WMPI_MODE_STANDARD,
+                         &op->req[0]);
+    if (err && op->req[1])
+        unpost(op->req[1]);
+    if (err && a->ureq)
+        unpost(*a->ureq);
     return err;
 }
 
@@ -223,7 +254,8 @@ int wmpi_rma_start(wmpi_win *w, const wmpi_rma_args *a)
     wmpi_rma_hdr *h;
     int err;
 
-    if (!wmpi_win_has_access(w, a->target))
+    if (!(a->ureq ? wmpi_win_has_passive(w, a->target)
+                  : wmpi_win_has_access(w, a->target)))
         return -EPROTO;
     tbytes = wmpi_datatype_bytes(a->tdt, a->tcount);
     err = tbytes < 0 ? WEFT_EINVAL : check_types(a, tbytes, &b);

@@ -148,10 +148,19 @@ typedef struct wmpi_rma_args {
     const void *cbuf;
     int target; int64_t tdisp; int tcount; wmpi_datatype *tdt;
     const wmpi_op *op; /* ACC, GACC: a predefined op or MPI_REPLACE/NO_OP */
+    /* request-based operations (MPI_Rput...): *ureq gets the receive of
+     * the answer, the user's request; NULL: none */
+    wmpi_request **ureq;
 } wmpi_rma_args;
 
 /* Start one operation; it completes at the target before the epoch's end
- * (fence, unlock, flush) returns. Checks first: -ERANGE (the target
+ * (fence, unlock, flush) returns. A request-based one (a->ureq) also
+ * completes its request when its answer arrives (the data of a fetch in
+ * the result buffer; an acknowledgement of a put or accumulate): the
+ * target then answers twice, the user's request first and the window's
+ * own receive (which the epoch's end waits for) second, on one ordered
+ * channel, so the window's answer implies the user's; it needs a
+ * passive-target epoch on the target (-EPROTO otherwise). Checks first: -ERANGE (the target
  * elements leave the target's window: MPI_ERR_RMA_RANGE), -EDOM (a
  * negative displacement: MPI_ERR_DISP), -EPROTO (no epoch gives access
  * to the target: MPI_ERR_RMA_SYNC), -EBADMSG (origin, result and target
@@ -211,8 +220,10 @@ int wmpi_win_pscw_open(wmpi_win *w);
  * answers outstanding). Takes the window's lock. */
 int wmpi_rma_next_tag(wmpi_win *w);
 
-/* 1 if an epoch gives this rank access to `rank` now. */
+/* 1 if an epoch gives this rank access to `rank` now; _passive: a lock
+ * or lock_all. */
 int wmpi_win_has_access(wmpi_win *w, int rank);
+int wmpi_win_has_passive(wmpi_win *w, int rank);
 
 /* -------------------------------------------------- target side (serve.c) */
 
@@ -239,6 +250,7 @@ typedef struct wmpi_rma_hdr {
     int32_t kind, tag;        /* enum wmpi_rma_kind; answer tag */
     int32_t op;               /* enum wmpi_op_id */
     int32_t lock;             /* LOCK: enum wmpi_win_lock */
+    int32_t tag2, pad2;       /* request-based: the second answer's tag */
     int64_t disp;             /* bytes from the window's base */
     int64_t nruns, plen;
     /* the basic type of accumulates, for the op kernels */

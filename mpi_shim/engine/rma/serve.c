@@ -64,6 +64,16 @@ static void answer(wmpi_win *w, int src, int tag, const void *buf,
         wmpi_fatal("window: cannot answer rank %d (error %d)", src, err);
 }
 
+/* The answer to an operation: on its tag, then, for a request-based one,
+ * an empty one on its second tag (rma.h says why). */
+static void answer_op(wmpi_win *w, int src, const wmpi_rma_hdr *h,
+                      const void *buf, int64_t bytes)
+{
+    answer(w, src, h->tag, buf, bytes);
+    if (h->tag2)
+        answer(w, src, h->tag2, NULL, 0);
+}
+
 /* The next request, malloc'd; *src is its origin. NULL when MPI_Finalize
  * closes the engine under a window the program never freed: the thread
  * then ends quietly (the window's memory goes with the process). */
@@ -173,7 +183,7 @@ static void serve_fetch(wmpi_win *w, int src, const wmpi_rma_hdr *h)
         scatter(w, h);
     else if (h->kind == WMPI_RMA_CAS && !memcmp(old, data_of(h) + n, (size_t)n))
         memcpy(at + runs_of(h)[0], data_of(h), (size_t)n);
-    answer(w, src, h->tag, old, n);
+    answer_op(w, src, h, old, n);
     free(old);
 }
 
@@ -234,7 +244,7 @@ static void serve_one(wmpi_win *w, int src, const wmpi_rma_hdr *h)
     case WMPI_RMA_PUT:
     case WMPI_RMA_ACC:
         scatter(w, h);
-        answer(w, src, h->tag, NULL, 0);
+        answer_op(w, src, h, NULL, 0);
         break;
     case WMPI_RMA_GET:
     case WMPI_RMA_GACC:

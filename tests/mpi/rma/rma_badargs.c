@@ -59,9 +59,14 @@ static void bad_operations(MPI_Win win, int size)
 static void bad_epochs(MPI_Win win)
 {
     int v = 7;
+    MPI_Request req;
 
     EXPECT(MPI_Put(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC);
     EXPECT(MPI_Win_flush(0, win), MPI_ERR_RMA_SYNC);
+    EXPECT(MPI_Rput(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, win, &req),
+           MPI_ERR_RMA_SYNC);
+    EXPECT(MPI_Rget(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, win, NULL),
+           MPI_ERR_REQUEST);
     EXPECT(MPI_Win_unlock(0, win), MPI_ERR_RMA_SYNC);
     EXPECT(MPI_Win_unlock_all(win), MPI_ERR_RMA_SYNC);
     EXPECT(MPI_Win_complete(win), MPI_ERR_RMA_SYNC);
