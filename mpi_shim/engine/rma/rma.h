@@ -72,6 +72,7 @@ typedef struct wmpi_win {
     int64_t *sizes;         /* read-only: [size] every rank's window bytes */
     int *units;             /* read-only: [size] every rank's disp unit */
     void *errh;             /* the binding's error handler (NULL: fatal) */
+    int syncs;              /* atomic: MPI_Win_sync under ThreadSanitizer */
     char name[64];
     /* origin side, under `lock` */
     wmpi_lock lock;
