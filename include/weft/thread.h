@@ -68,6 +68,23 @@ int weft_worker_id(void);
  * weft_init. Context: any. Blocks: no. */
 void weft_set_cpus_shared(int shared);
 
+/* Whether weft_set_cpus_shared last said the CPUs are shared (0 or 1).
+ * Context: any. Blocks: no. */
+int weft_cpus_shared(void);
+
+/* The number of runnable ULTs queued for a worker, over all workers: a
+ * snapshot that may be stale by the time it returns. A thread about to
+ * test something in a loop before it parks asks it so as to give way to
+ * ready work. Context: any. Blocks: no. */
+int weft_ready_threads(void);
+
+/* 1 unless WEFT_DISABLE names the heuristic `name` (README; the names are
+ * listed in docs/performance-notes.md), so that a layer above the runtime
+ * (the MPI library) gives its own heuristics the same A/B switch; 1 for a
+ * name the runtime does not know. Read after weft_init. Context: any.
+ * Blocks: no. */
+int weft_heuristic_on(const char *name);
+
 /* ---------------------------------------------------- fatal-signal report */
 
 /* Arm a report for the death of the process by SIGSEGV, SIGBUS, SIGFPE,

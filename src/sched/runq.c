@@ -182,3 +182,8 @@ int wf_sched_nready(void)
 {
     return __atomic_load_n(&wf_g.nready, __ATOMIC_RELAXED);
 }
+
+int weft_ready_threads(void)
+{
+    return wf_sched_nready();
+}

@@ -128,6 +128,11 @@ int wf_sched_cpus_shared(void)
     return __atomic_load_n(&cpus_shared, __ATOMIC_RELAXED);
 }
 
+int weft_cpus_shared(void)
+{
+    return wf_sched_cpus_shared();
+}
+
 /* ------------------------------------------------------- waking workers */
 
 /* A worker that makes a thread runnable on itself from inside its own

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <weft/errno.h>
+#include <weft/thread.h>
 
 #include "util/tuning.h"
 
@@ -20,6 +21,7 @@ static const struct {
     { "kernel-slice", WF_H_KERNEL_SLICE },
     { "tick-yield", WF_H_TICK_YIELD },
     { "short-runs", WF_H_SHORT_RUNS },
+    { "wait-test", WF_H_WAIT_TEST },
 };
 
 #define NNAMES (sizeof names / sizeof names[0])
@@ -67,4 +69,10 @@ int wf_tuning_init(void)
 int wf_tuning_on(enum wf_heuristic h)
 {
     return !(__atomic_load_n(&disabled, __ATOMIC_RELAXED) & (unsigned)h);
+}
+
+int weft_heuristic_on(const char *name)
+{
+    unsigned bit;
+    return !name || lookup(name, strlen(name), &bit) != 0 || wf_tuning_on((enum wf_heuristic)bit);
 }

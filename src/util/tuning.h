@@ -102,6 +102,9 @@ enum wf_heuristic {
                                    while a server thread waits */
     WF_H_SHORT_RUNS = 1 << 5,   /* "short-runs": a busy worker detects at its
                                    switches while its threads run short */
+    WF_H_WAIT_TEST = 1 << 6,    /* "wait-test": an MPI wait tests its requests
+                                   in the caller before it parks (the MPI
+                                   engine asks, weft_heuristic_on) */
 };
 
 /* Read WEFT_DISABLE (weft_init does, each time): 0, or WEFT_EINVAL with

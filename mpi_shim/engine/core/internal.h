@@ -146,6 +146,10 @@ int wmpi_waiter_ready(const wmpi_waiter *w);
 void wmpi_progress_locked(size_t budget);
 #define WMPI_BUDGET_POLL   ((size_t)64 * 1024)   /* at a safe point: short */
 #define WMPI_BUDGET_THREAD ((size_t)1024 * 1024) /* on a thread of its own */
+/* Progress passes a waiter runs itself before it parks (wmpi_block): a
+ * reply on shared memory comes within a few hundred nanoseconds, less
+ * than the switches to the idle loop and back. */
+#define WMPI_WAIT_SPINS 64
 
 int wmpi_io_start(void);
 void wmpi_io_stop(void);

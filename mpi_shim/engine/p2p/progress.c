@@ -51,6 +51,8 @@ static struct {
     int n, cap;
 } set;
 
+static int wait_spins; /* test_before_parking's rounds (1: the heuristic is off) */
+
 /* --------------------------------------------------- the I/O server's side */
 
 static void io_group(void *ctx)
@@ -127,6 +129,7 @@ int wmpi_io_start(void)
                          .pollfd = io_pollfd, .sleeping = io_sleeping,
                          .frequency = 0 };
 
+    wait_spins = weft_heuristic_on("wait-test") ? WMPI_WAIT_SPINS : 1;
     wmpi_eng.io = weft_io_register(&p);
     return wmpi_eng.io == WEFT_IO_NULL ? WEFT_ENOMEM : 0;
 }
@@ -161,19 +164,41 @@ int wmpi_waiter_ready(const wmpi_waiter *w)
     return 0;
 }
 
+/* One progress pass if no other thread runs one, then the test. */
+static int test_once(wmpi_waiter *w)
+{
+    if (wmpi_lock_try(&wmpi_eng.lock)) {
+        wmpi_progress_locked(WMPI_BUDGET_THREAD);
+        wmpi_unlock_engine();
+    }
+    return wmpi_waiter_ready(w);
+}
+
+/* The caller's own test loop before it parks, while no other thread is
+ * ready to run and the rank has its CPUs to itself: a reply that comes
+ * within WMPI_WAIT_SPINS passes then costs no switch to the idle loop and
+ * back. With CPUs shared, the peer that produces the reply may need this
+ * CPU, and the idle loop yields between its polls. */
+static int test_before_parking(wmpi_waiter *w)
+{
+    int spins = weft_cpus_shared() ? 1 : wait_spins;
+
+    for (int i = 0; i < spins; i++) {
+        if (test_once(w))
+            return 1;
+        if (weft_ready_threads() > 0)
+            return 0;
+    }
+    return 0;
+}
+
 int wmpi_block(wmpi_waiter *w)
 {
     int err;
 
     /* Already done (an eager send the socket took at once): a progress
      * pass would cost an epoll_wait on the message's critical path. */
-    if (wmpi_waiter_ready(w))
-        return 0;
-    if (wmpi_lock_try(&wmpi_eng.lock)) {
-        wmpi_progress_locked(WMPI_BUDGET_THREAD);
-        wmpi_unlock_engine();
-    }
-    if (wmpi_waiter_ready(w))
+    if (wmpi_waiter_ready(w) || test_before_parking(w))
         return 0;
     err = weft_io_wait(wmpi_eng.io, w);
     return err == WEFT_ECANCELED ? WEFT_ESTATE : err;
