@@ -68,6 +68,14 @@ int weft_worker_id(void);
  * weft_init. Context: any. Blocks: no. */
 void weft_set_cpus_shared(int shared);
 
+/* Whether weft_init pins each worker to a core when WEFT_BIND is unset
+ * (nonzero, the default) or leaves workers free to run on every allowed
+ * CPU (0): processes that share one CPU set on purpose (MPI ranks told
+ * not to bind) would otherwise pin their first workers to the same core.
+ * WEFT_BIND, when set, decides. Call before weft_init. Context: any.
+ * Blocks: no. */
+void weft_set_worker_binding(int bind);
+
 /* Whether weft_set_cpus_shared last said the CPUs are shared (0 or 1).
  * Context: any. Blocks: no. */
 int weft_cpus_shared(void);

@@ -63,10 +63,19 @@ int wf_env_long(const char *name, long min, long max, long *out)
     return 1;
 }
 
+static int bind_default = 1; /* atomic: weft_set_worker_binding */
+
+void weft_set_worker_binding(int bind)
+{
+    __atomic_store_n(&bind_default, bind != 0, __ATOMIC_RELAXED);
+}
+
 static int read_bind_env(void)
 {
     const char *s = getenv("WEFT_BIND");
-    if (!s || !*s || !strcmp(s, "core"))
+    if (!s || !*s)
+        wf_g.bind_workers = __atomic_load_n(&bind_default, __ATOMIC_RELAXED);
+    else if (!strcmp(s, "core"))
         wf_g.bind_workers = 1;
     else if (!strcmp(s, "none"))
         wf_g.bind_workers = 0;

@@ -12,10 +12,12 @@
  * every other rank's waiting threads (bench/mpi_reactivity with one rank
  * computing shows it).
  * WEFT_MPI_BIND=none leaves the process as launched (bound or not by
- * whoever started it); WEFT_MPI_BIND=core (the default) binds as above.
+ * whoever started it), and its workers unpinned: pinned, every rank's
+ * first worker would sit on the same first CPU. WEFT_MPI_BIND=core (the
+ * default) binds as above.
  * When the ranks oversubscribe the CPUs (n > c), local rank r gets the one
  * CPU of index r*c/n: neighbouring ranks share a CPU, one worker each, and
- * an idle worker yields to the rank beside it (sched/latency.c). This
+ * an idle worker yields to the rank beside it (sched/worker.c). This
  * makes a short allreduce much faster than leaving the ranks unbound,
  * where each rank starts a worker per CPU and the kernel migrates them;
  * round-robin placement (r mod c) does no better than this block placement
@@ -74,7 +76,11 @@ int wmpi_bind_local_rank(void)
     if (n <= 1 || r < 0 || r >= n || sched_getaffinity(0, sizeof allowed, &allowed) != 0)
         return 0;
     c = CPU_COUNT(&allowed);
-    if ((mode && !strcmp(mode, "none")) || weft_is_initialized())
+    if (mode && !strcmp(mode, "none")) {
+        weft_set_worker_binding(0);
+        return n > c;
+    }
+    if (weft_is_initialized())
         return n > c;
     first = (int)((long)r * c / n);
     count = (int)((long)(r + 1) * c / n) - first;
