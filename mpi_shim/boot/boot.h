@@ -96,8 +96,9 @@ int wmpi_boot_init(wmpi_boot *b);
  * arrives. */
 int wmpi_boot_allgather(wmpi_boot *b, const void *mine, size_t len, void *all);
 
-/* A barrier over the job through the launcher (an all-gather of 0 bytes).
- * Returns 0 or as wmpi_boot_allgather. Blocks: yes. */
+/* A barrier over the job through the launcher (an all-gather of 0 bytes;
+ * under PMIx a fence without data). Returns 0 at once for a singleton, or
+ * as wmpi_boot_allgather. Blocks: yes, until every rank arrives. */
 int wmpi_boot_barrier(wmpi_boot *b);
 
 /* Ask the launcher to stop the whole job with exit status `code` and

@@ -21,15 +21,20 @@
 struct wmpi_boot_ops {
     const char *name; /* the launcher, for messages: "mpirun", "PMIx" */
     /* Fill in rank, size, local_rank, local_size, appnum, jobid and
-     * secret; 0, or a negative code after printing why. */
+     * secret; 0, or a negative code after printing why (the PMIx one
+     * returns WEFT_ENOSYS, silently, when no server answers: boot.c then
+     * names the launcher). Blocks: yes. */
     int (*init)(wmpi_boot *b);
-    /* As wmpi_boot_allgather, len already checked. */
+    /* As wmpi_boot_allgather, len already checked. Blocks: yes. */
     int (*allgather)(wmpi_boot *b, const void *mine, size_t len, void *all);
+    /* As wmpi_boot_barrier. Blocks: yes. */
     int (*barrier)(wmpi_boot *b);
     /* Ask the launcher to stop the job; 0 once it took the request (the
      * caller then exits), else a negative code (the caller prints the
-     * message itself). Bounded in time. */
+     * message itself). Context: any thread. Blocks: a bounded time. */
     int (*abort)(wmpi_boot *b, int code, const char *msg);
+    /* As wmpi_boot_finalize; a second call returns 0 and does nothing.
+     * Blocks: yes, one round trip. */
     int (*finalize)(wmpi_boot *b);
 };
 
@@ -38,7 +43,8 @@ extern const struct wmpi_boot_ops wmpi_boot_weft_ops;
 extern const struct wmpi_boot_ops wmpi_boot_pmix_ops;
 #endif
 
-/* Print "weft mpi: <message>" and a newline on stderr. */
+/* Print "weft mpi: <message>" and a newline on stderr. Context: any
+ * thread (not a signal handler: stdio). Blocks: no. */
 void wmpi_boot_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* WMPI_BOOT_IMPL_H */
