@@ -14,7 +14,7 @@
  *                      Fence with PMIX_COLLECT_DATA, then PMIx_Get of each
  *                      other rank's key
  *   barrier            PMIx_Fence without data
- *   abort              PMIx_Abort of the whole job
+ *   abort              PMIx_Abort of the whole job (bounded in time)
  *   finalize           PMIx_Finalize
  * The per-job secret, which every TCP connection between ranks presents,
  * is made by rank 0 from getrandom() and published the same way as an
@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
 #include <pmix.h>
 
@@ -55,7 +56,8 @@
 #include "boot.h"
 #include "boot_impl.h"
 
-#define SECRET_KEY "weft.secret"
+#define SECRET_KEY      "weft.secret"
+#define ABORT_TIMEOUT_S 5 /* for the server to take an abort */
 
 static pmix_proc_t me; /* namespace and rank, from PMIx_Init */
 static int up;         /* between PMIx_Init and PMIx_Finalize */
@@ -252,8 +254,24 @@ static int pmix_barrier(wmpi_boot *b)
     return rc == PMIX_SUCCESS ? 0 : fail("a barrier through PMIx", rc);
 }
 
+struct abort_call {
+    int code;
+    const char *msg;
+    pmix_status_t rc;
+};
+
+static void *abort_main(void *arg)
+{
+    struct abort_call *c = arg;
+    c->rc = PMIx_Abort(c->code, c->msg, NULL, 0);
+    return NULL;
+}
+
 /* The launcher ends the job, but Open MPI's mpirun does not print an
- * abort's message: the rank prints it, then asks. */
+ * abort's message: the rank prints it, then asks. PMIx_Abort waits for the
+ * server's answer without a bound (the launcher usually kills the caller
+ * first), so it runs on a thread of its own that the caller waits for at
+ * most ABORT_TIMEOUT_S: a server that is gone does not hold the abort. */
 static int pmix_abort(wmpi_boot *b, int code, const char *msg)
 {
     (void)b;
@@ -262,11 +280,21 @@ static int pmix_abort(wmpi_boot *b, int code, const char *msg)
     wmpi_boot_say("rank %d aborted the job with error code %d%s%s", (int)me.rank, code,
                   msg && *msg ? ": " : "", msg ? msg : "");
     fflush(stderr);
+    struct abort_call c = { code, msg, PMIX_ERROR };
     sigset_t old;
+    pthread_t t;
     shield(&old);
-    pmix_status_t rc = PMIx_Abort(code, msg, NULL, 0);
+    if (pthread_create(&t, NULL, abort_main, &c) != 0) {
+        abort_main(&c);
+    } else {
+        struct timespec deadline;
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        deadline.tv_sec += ABORT_TIMEOUT_S;
+        if (pthread_timedjoin_np(t, NULL, &deadline) != 0)
+            c.rc = PMIX_ERR_TIMEOUT; /* the caller exits; the thread goes with it */
+    }
     unshield(&old);
-    return rc == PMIX_SUCCESS ? 0 : -EPROTO;
+    return c.rc == PMIX_SUCCESS ? 0 : -EPROTO;
 }
 
 static int pmix_finalize(wmpi_boot *b)
