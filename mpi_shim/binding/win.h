@@ -40,9 +40,10 @@
  *   target's disp units); it completes when the epoch ends (fence,
  *   unlock, unlock_all, flush*): the origin buffer must not be reused, nor
  *   the result read, before. Any committed datatype on either side;
- *   accumulates need one predefined basic type on both (not a pair type:
- *   MPI_ERR_UNSUPPORTED_OPERATION) and a predefined op, MPI_REPLACE, or
- *   (Get_accumulate, Fetch_and_op) MPI_NO_OP; they are atomic per element
+ *   accumulates need one predefined basic type on both (a pair type,
+ *   for MINLOC/MAXLOC, as the target type itself: a derived type of
+ *   pairs there is MPI_ERR_UNSUPPORTED_OPERATION) and a predefined op,
+ *   MPI_REPLACE, or (Get_accumulate, Fetch_and_op) MPI_NO_OP; they are atomic per element
  *   with respect to each other. MPI_PROC_NULL: nothing happens.
  *   Errors: MPI_ERR_WIN, MPI_ERR_COUNT, MPI_ERR_TYPE (uncommitted, sizes of
  *   origin, result and target differ, mixed basic types, CAS on a

@@ -104,13 +104,41 @@ static int check_types(const wmpi_rma_args *a, int64_t tbytes,
         return 0;
     if (!*basic && tbytes)
         return -EBADMSG;
-    if (*basic && (*basic)->tclass == WMPI_TC_PAIR)
-        return -ENOTSUP;
+    if (*basic && (*basic)->tclass == WMPI_TC_PAIR &&
+        !wmpi_datatype_is_predefined(a->tdt))
+        return -ENOTSUP; /* a derived type of pairs at the target */
     ob = sends_data(a) ? wmpi_datatype_basic(a->odt) : *basic;
     return ob == *basic ? 0 : -EBADMSG;
 }
 
 /* ------------------------------------------------------------- message */
+
+/* An accumulate of pairs (MINLOC, MAXLOC, REPLACE on MPI_DOUBLE_INT...)
+ * goes element by element: the target needs each pair whole, in its
+ * memory layout, for the kernels. */
+static int pair_mode(const wmpi_rma_args *a, const wmpi_datatype *b)
+{
+    return b && b->tclass == WMPI_TC_PAIR &&
+           (a->kind == WMPI_RMA_ACC || a->kind == WMPI_RMA_GACC);
+}
+
+/* The target bytes as runs: one per element for pairs (offset, bytes
+ * the pair spans), else the type map's (datatype_runs). */
+static int target_runs(const wmpi_rma_args *a, const wmpi_datatype *b,
+                       int64_t **run, int64_t *nruns)
+{
+    if (!pair_mode(a, b))
+        return wmpi_datatype_runs(a->tdt, a->tcount, run, nruns);
+    *nruns = a->tcount;
+    *run = malloc(((size_t)a->tcount + 1) * 2 * sizeof **run);
+    if (!*run)
+        return WEFT_ENOMEM;
+    for (int64_t i = 0; i < a->tcount; i++) {
+        (*run)[2 * i] = i * b->extent;
+        (*run)[2 * i + 1] = b->pair_index_offset + (int64_t)sizeof(int);
+    }
+    return 0;
+}
 
 static void fill_header(wmpi_win *w, const wmpi_rma_args *a,
                         const wmpi_datatype *b, int64_t nruns, int64_t plen,
@@ -124,8 +152,15 @@ static void fill_header(wmpi_win *w, const wmpi_rma_args *a,
     h->plen = plen;
     if (b) {
         h->bsize = (uint32_t)b->size;
+        h->bextent = (int32_t)b->extent;
         h->bclass = b->tclass;
         h->balign = b->align;
+    }
+    if (b && pair_mode(a, b)) {
+        h->pair = 1;
+        h->pclass = b->pair_class;
+        h->pvsize = b->pair_value_size;
+        h->pioff = b->pair_index_offset;
     }
 }
 
@@ -261,7 +296,7 @@ int wmpi_rma_start(wmpi_win *w, const wmpi_rma_args *a)
     err = tbytes < 0 ? WEFT_EINVAL : check_types(a, tbytes, &b);
     if (err)
         return err;
-    err = wmpi_datatype_runs(a->tdt, a->tcount, &run, &nruns);
+    err = target_runs(a, b, &run, &nruns);
     if (!err)
         err = check_range(w, a, run, nruns);
     if (!err)

@@ -166,7 +166,8 @@ typedef struct wmpi_rma_args {
  * negative displacement: MPI_ERR_DISP), -EPROTO (no epoch gives access
  * to the target: MPI_ERR_RMA_SYNC), -EBADMSG (origin, result and target
  * sizes differ, or an accumulate mixes basic types: MPI_ERR_TYPE),
- * -ENOTSUP (an accumulate on a pair type), WEFT_ENOMEM.
+ * -ENOTSUP (an accumulate on a derived type of pairs at the target),
+ * WEFT_ENOMEM.
  * Blocks: no (the request is queued on the transport). */
 int wmpi_rma_start(wmpi_win *w, const wmpi_rma_args *a);
 
@@ -256,7 +257,11 @@ typedef struct wmpi_rma_hdr {
     int64_t nruns, plen;
     /* the basic type of accumulates, for the op kernels */
     uint32_t bsize;
-    uint8_t bclass, balign, pad[2];
+    uint8_t bclass, balign;
+    /* pair types (MINLOC/MAXLOC): 1, and the layout; each run is then one
+     * element (offset, bytes it spans) and the data bsize bytes of it */
+    uint8_t pair, pclass, pvsize, pioff, pad[2];
+    int32_t bextent;
 } wmpi_rma_hdr;
 
 #endif /* WMPI_RMA_H */

@@ -110,14 +110,40 @@ static const char *data_of(const wmpi_rma_hdr *h)
     return (const char *)(runs_of(h) + 2 * h->nruns);
 }
 
+/* The basic type of an accumulate, for the op kernels. */
+static void basic_of(const wmpi_rma_hdr *h, wmpi_datatype *b)
+{
+    *b = (wmpi_datatype){ .size = h->bsize, .extent = h->bextent,
+                          .basic = h->pair ? 2 : 1, .name = "basic",
+                          .tclass = h->bclass, .pair_class = h->pclass,
+                          .pair_value_size = h->pvsize,
+                          .pair_index_offset = h->pioff, .align = h->balign };
+}
+
+/* Data bytes of the request's runs (packed: pairs without their hole). */
 static int64_t run_bytes(const wmpi_rma_hdr *h)
 {
     const int64_t *run = runs_of(h);
     int64_t n = 0;
 
+    if (h->pair)
+        return h->nruns * h->bsize;
     for (int64_t i = 0; i < h->nruns; i++)
         n += run[2 * i + 1];
     return n;
+}
+
+/* Pairs: value and index move separately, around the hole. */
+static void pair_pack(const wmpi_rma_hdr *h, const char *mem, char *out)
+{
+    memcpy(out, mem, h->pvsize);
+    memcpy(out + h->pvsize, mem + h->pioff, sizeof(int));
+}
+
+static void pair_unpack(const wmpi_rma_hdr *h, const char *in, char *mem)
+{
+    memcpy(mem, in, h->pvsize);
+    memcpy(mem + h->pioff, in + h->pvsize, sizeof(int));
 }
 
 /* Copy the target bytes into out (a get, the old values of a fetch). */
@@ -126,6 +152,10 @@ static void gather(wmpi_win *w, const wmpi_rma_hdr *h, char *out)
     const int64_t *run = runs_of(h);
     const char *at = (const char *)w->base + h->disp;
 
+    for (int64_t i = 0; h->pair && i < h->nruns; i++)
+        pair_pack(h, at + run[2 * i], out + i * h->bsize);
+    if (h->pair)
+        return;
     for (int64_t i = 0; i < h->nruns; i++) {
         memcpy(out, at + run[2 * i], (size_t)run[2 * i + 1]);
         out += run[2 * i + 1];
@@ -136,9 +166,8 @@ static void gather(wmpi_win *w, const wmpi_rma_hdr *h, char *out)
 static void apply(const wmpi_rma_hdr *h, const char *in, char *inout,
                   int64_t len)
 {
-    wmpi_datatype b = { .size = h->bsize, .extent = h->bsize, .basic = 1,
-                        .name = "basic", .tclass = h->bclass,
-                        .align = h->balign };
+    int64_t unit = h->pair ? h->bextent : (int64_t)h->bsize;
+    wmpi_datatype b;
     wmpi_op_kernel *k;
 
     if (h->op == WMPI_OP_REPLACE || h->kind == WMPI_RMA_PUT) {
@@ -147,11 +176,28 @@ static void apply(const wmpi_rma_hdr *h, const char *in, char *inout,
     }
     if (h->op == WMPI_OP_NO_OP)
         return;
+    basic_of(h, &b);
     k = wmpi_op_find_kernel(h->op, &b);
     if (!k) /* the origin checked the op against the type */
         wmpi_fatal("window: op %d undefined on a type of class %d",
                    h->op, h->bclass);
-    k(in, inout, len / h->bsize, &b);
+    k(in, inout, len / unit, &b);
+}
+
+/* A pair at a time, through its memory layout (the kernels' input). */
+static void pair_scatter(wmpi_win *w, const wmpi_rma_hdr *h)
+{
+    const int64_t *run = runs_of(h);
+    char *at = (char *)w->base + h->disp;
+    _Alignas(16) char tmp[64]; /* a pair's extent: at most 32 bytes */
+
+    for (int64_t i = 0; i < h->nruns; i++) {
+        pair_unpack(h, data_of(h) + i * h->bsize, tmp);
+        if (h->op == WMPI_OP_REPLACE)
+            pair_unpack(h, data_of(h) + i * h->bsize, at + run[2 * i]);
+        else
+            apply(h, tmp, at + run[2 * i], h->bextent);
+    }
 }
 
 /* Apply the origin's data to the target bytes, run by run. */
@@ -161,6 +207,10 @@ static void scatter(wmpi_win *w, const wmpi_rma_hdr *h)
     const char *in = data_of(h);
     char *at = (char *)w->base + h->disp;
 
+    if (h->pair) {
+        pair_scatter(w, h);
+        return;
+    }
     for (int64_t i = 0; i < h->nruns; i++) {
         apply(h, in, at + run[2 * i], run[2 * i + 1]);
         in += run[2 * i + 1];

@@ -6,8 +6,12 @@
  *    once;
  *  - MPI_Compare_and_swap as a spin lock around a non-atomic get-then-put
  *    increment: no increment is lost;
- *  - MPI_Get_accumulate(MPI_NO_OP) reads the final values.
+ *  - MPI_Get_accumulate(MPI_NO_OP) reads the final values;
+ *  - MPI_MAXLOC on MPI_DOUBLE_INT and MPI_MINLOC on MPI_SHORT_INT (a pair
+ *    with a hole) from every rank, on a window of its own.
  * The window holds three long longs: sum, counter, (lock, value) pair. */
+#include <stddef.h>
+
 #include "mpi_test_util.h"
 
 #define ROUNDS 40
@@ -63,6 +67,45 @@ static void locked_increment(MPI_Win win, int rank)
     CHECK(old == me, "lock word %lld while rank %d held it", old, rank);
 }
 
+struct pairs {
+    struct { double v; int i; } d;
+    struct { short v; int i; } s;
+};
+
+static void pairs(int rank, int size)
+{
+    struct pairs *mem, got;
+    struct { double v; int i; } d = { 1.5 * (rank % 3), rank };
+    struct { short v; int i; } sh = { (short)(rank % 2), rank };
+    MPI_Win win;
+
+    MPI_OK(MPI_Win_allocate(sizeof *mem, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+                            &mem, &win));
+    mem->d.v = -1;
+    mem->d.i = -1;
+    mem->s.v = 100;
+    mem->s.i = -1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_OK(MPI_Win_lock_all(0, win));
+    MPI_OK(MPI_Accumulate(&d, 1, MPI_DOUBLE_INT, 0, offsetof(struct pairs, d),
+                          1, MPI_DOUBLE_INT, MPI_MAXLOC, win));
+    MPI_OK(MPI_Accumulate(&sh, 1, MPI_SHORT_INT, 0, offsetof(struct pairs, s),
+                          1, MPI_SHORT_INT, MPI_MINLOC, win));
+    MPI_OK(MPI_Win_flush_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_OK(MPI_Get(&got.d, 1, MPI_DOUBLE_INT, 0, offsetof(struct pairs, d), 1,
+                   MPI_DOUBLE_INT, win));
+    MPI_OK(MPI_Get(&got.s, 1, MPI_SHORT_INT, 0, offsetof(struct pairs, s), 1,
+                   MPI_SHORT_INT, win));
+    MPI_OK(MPI_Win_unlock_all(win));
+    /* max of 1.5 * (r % 3): first at r = 2 (ties take the lowest index) */
+    CHECK(got.d.v == 1.5 * (size > 2 ? 2 : size - 1) &&
+          got.d.i == (size > 2 ? 2 : size - 1), "maxloc (%g, %d)", got.d.v,
+          got.d.i);
+    CHECK(got.s.v == 0 && got.s.i == 0, "minloc (%d, %d)", got.s.v, got.s.i);
+    MPI_OK(MPI_Win_free(&win));
+}
+
 static void check_counter(const long long *all, int n)
 {
     char *seen = calloc((size_t)n, 1);
@@ -110,6 +153,7 @@ int main(int argc, char **argv)
         check_counter(all, size * ROUNDS);
     free(all);
     MPI_OK(MPI_Win_free(&win));
+    pairs(rank, size);
     MPI_Finalize();
     if (rank == 0)
         printf("rma_atomics: %d ranks ok\n", size);
