@@ -172,8 +172,9 @@ static int share_secret(wmpi_boot *b)
     pmix_status_t rc = PMIX_SUCCESS;
     if (b->rank == 0) {
         if (getrandom(b->secret, sizeof b->secret, 0) != (ssize_t)sizeof b->secret) {
-            wmpi_boot_say("rank 0: getrandom failed: %s", strerror(errno));
-            return -errno;
+            int err = errno ? -errno : -EIO;
+            wmpi_boot_say("rank 0: getrandom failed: %s", strerror(-err));
+            return err;
         }
         rc = put_bytes(SECRET_KEY, b->secret, sizeof b->secret);
     }
@@ -224,10 +225,14 @@ static int pmix_init(wmpi_boot *b)
     return err;
 }
 
+static int pmix_barrier(wmpi_boot *b);
+
 static int pmix_allgather(wmpi_boot *b, const void *mine, size_t len, void *all)
 {
     char key[32];
     sigset_t old;
+    if (len == 0) /* nothing to trade: mine and all may be NULL */
+        return pmix_barrier(b);
     snprintf(key, sizeof key, "weft.ag.%u", gathers++);
     shield(&old);
     pmix_status_t rc = put_bytes(key, mine, len);
