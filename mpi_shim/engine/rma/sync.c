@@ -21,35 +21,73 @@
  * Locking: the epoch state is under the window's lock; the messages are
  * sent without it.
  */
-#include <string.h>
+#include <stdlib.h>
 
 #include "engine/core/internal.h"
 #include "engine/rma/rma.h"
 
 #define NOCHECK_BIT 0x80
 
-/* Send a LOCK or UNLOCK of `type` to rank and wait for the answer. */
-static int control(wmpi_win *w, int kind, int type, int rank)
+/* Post the answer's receive into r[1], then send h (a LOCK or UNLOCK of
+ * type) to rank, r[0]; h must live until r[0] completes. */
+static int control_post(wmpi_win *w, wmpi_rma_hdr *h, int kind, int type,
+                        int rank, wmpi_request **r)
 {
-    wmpi_rma_hdr h = { .kind = kind, .lock = type };
-    wmpi_request *r[2];
-    wmpi_status st[2];
     int err;
 
-    h.tag = wmpi_rma_next_tag(w);
-    err = wmpi_irecv(NULL, 0, &wmpi_dt_byte, rank, h.tag, w->comm, &r[1]);
+    *h = (wmpi_rma_hdr){ .kind = kind, .lock = type,
+                         .tag = wmpi_rma_next_tag(w) };
+    err = wmpi_irecv(NULL, 0, &wmpi_dt_byte, rank, h->tag, w->comm, &r[1]);
     if (err)
         return err;
-    err = wmpi_isend(&h, (int)sizeof h, &wmpi_dt_byte, rank, WMPI_RMA_TAG_REQ,
+    err = wmpi_isend(h, (int)sizeof *h, &wmpi_dt_byte, rank, WMPI_RMA_TAG_REQ,
                      w->comm, WMPI_MODE_STANDARD, &r[0]);
     if (err)
         wmpi_fatal("window: cannot send a lock request (error %d)", err);
-    err = wmpi_wait_requests(r, 2, 2);
-    if (err)
-        return err;
-    wmpi_request_finish(r[0], &st[0]);
-    wmpi_request_finish(r[1], &st[1]);
-    return st[0].error ? st[0].error : st[1].error;
+    return 0;
+}
+
+/* Wait for the n sends and answers of r[] and release them. */
+static int control_wait(wmpi_request **r, int n)
+{
+    wmpi_status st;
+    int err = n ? wmpi_wait_requests(r, n, n) : 0;
+
+    for (int i = 0; !err && i < n; i++) {
+        wmpi_request_finish(r[i], &st);
+        err = st.error;
+    }
+    return err;
+}
+
+/* A LOCK or UNLOCK of `type` to rank, answered. */
+static int control(wmpi_win *w, int kind, int type, int rank)
+{
+    wmpi_rma_hdr h;
+    wmpi_request *r[2];
+    int err = control_post(w, &h, kind, type, rank, r);
+
+    return err ? err : control_wait(r, 2);
+}
+
+/* The same to every rank at once (lock_all, unlock_all): one round trip,
+ * not one per rank. */
+static int control_all(wmpi_win *w, int kind)
+{
+    int n = w->comm->size, err = 0, e, i;
+    wmpi_rma_hdr *h = malloc((size_t)n * sizeof *h);
+    wmpi_request **r = malloc((size_t)n * 2 * sizeof *r);
+
+    if (!h || !r)
+        wmpi_fatal("window: out of memory locking %d ranks", n);
+    for (i = 0; i < n && !err; i++)
+        err = control_post(w, &h[i], kind, WMPI_LOCK_SHARED, i, &r[2 * i]);
+    if (err) /* posting to rank i - 1 failed: wait for those before it */
+        i--;
+    e = control_wait(r, 2 * i);
+    free(h);
+    free(r);
+    return err ? err : e;
 }
 
 int wmpi_win_passive(wmpi_win *w)
@@ -134,8 +172,8 @@ int wmpi_win_lock_all(wmpi_win *w, int nocheck)
         w->lock_all = nocheck ? NOCHECK_BIT | WMPI_LOCK_SHARED
                               : WMPI_LOCK_SHARED;
     wmpi_lock_release(&w->lock);
-    for (int r = 0; !err && !nocheck && r < w->comm->size; r++)
-        err = control(w, WMPI_RMA_LOCK, WMPI_LOCK_SHARED, r);
+    if (!err && !nocheck)
+        err = control_all(w, WMPI_RMA_LOCK);
     return err;
 }
 
@@ -149,8 +187,8 @@ int wmpi_win_unlock_all(wmpi_win *w)
     if (!held)
         return -EPROTO;
     err = wmpi_rma_complete(w, -1);
-    for (int r = 0; !(held & NOCHECK_BIT) && r < w->comm->size; r++) {
-        e = control(w, WMPI_RMA_UNLOCK, WMPI_LOCK_SHARED, r);
+    if (!(held & NOCHECK_BIT)) {
+        e = control_all(w, WMPI_RMA_UNLOCK);
         err = err ? err : e;
     }
     wmpi_lock_take(&w->lock);
