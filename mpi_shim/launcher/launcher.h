@@ -4,6 +4,7 @@
  *   mpirun.c   command line, --help, --version, main()
  *   job.c      the job's life: set-up, poll loop, rank exits, failure,
  *              termination (SIGTERM, grace, SIGKILL), timeout, signals
+ *   poll.c     the poll set, the clock, wl_say
  *   hosts.c    --host / --hostfile, slots, rank placement, locality
  *   spawn.c    starting ranks: environment, fork/exec, launch agents
  *   remote.c   the helper that starts a rank on another host
@@ -129,9 +130,12 @@ struct wl_poll {
     int64_t deadline;        /* earliest timer anyone asked for; -1 none */
 };
 
+/* poll.c */
 void wl_poll_add(struct wl_poll *p, int fd, short events, wl_handler *fn, void *arg);
 void wl_poll_wake_at(struct wl_poll *p, int64_t when_ms);
 int64_t wl_now_ms(void);
+/* A line "mpirun: ..." on stderr. */
+void wl_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ------------------------------------------------------------ the job */
 
@@ -193,7 +197,6 @@ void wl_job_rank_joined(struct wl_job *j, struct wl_rank *r);
  * another rank's exit is seen within WL_ABORT_HOLD_MS (job.c). */
 void wl_job_abort(struct wl_job *j, int status, const char *text);
 const char *wl_rank_name(const struct wl_rank *r, char *buf, size_t len);
-void wl_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* hosts.c */
 int wl_hosts_load(const struct wl_opts *o, struct wl_hosts *h);
@@ -230,6 +233,11 @@ int wl_remote_main(int argc, char **argv);
 /* wireup.c */
 int wl_wireup_open(struct wl_job *j);
 void wl_wireup_poll(struct wl_job *j, struct wl_poll *p);
+/* Serve `fd`, a connection accepted from `peer` (for messages), as a
+ * stranger until its HELLO proves the secret; reads what it sent at once.
+ * The listener calls it for each accepted connection; the fuzz target
+ * hands it one end of a socket pair. Takes `fd` in every case. */
+void wl_wireup_adopt(struct wl_job *j, int fd, const char *peer);
 void wl_wireup_close(struct wl_job *j);
 
 /* iofwd.c */

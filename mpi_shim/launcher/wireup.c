@@ -386,7 +386,7 @@ static void shed_strays(struct wl_job *j)
     }
 }
 
-static void accept_one(struct wl_job *j, int fd, const struct sockaddr_in *sa)
+void wl_wireup_adopt(struct wl_job *j, int fd, const char *peer)
 {
     struct wl_conn *c = calloc(1, sizeof *c);
     if (!c) {
@@ -395,7 +395,7 @@ static void accept_one(struct wl_job *j, int fd, const struct sockaddr_in *sa)
     }
     c->fd = fd;
     c->deadline = wl_now_ms() + WMPI_HELLO_TIMEOUT_S * 1000;
-    snprintf(c->peer, sizeof c->peer, "%s:%u", inet_ntoa(sa->sin_addr), ntohs(sa->sin_port));
+    snprintf(c->peer, sizeof c->peer, "%s", peer);
     c->next = j->conns;
     j->conns = c;
     j->nconns++;
@@ -417,7 +417,9 @@ static void on_listen(struct wl_job *j, void *arg, short revents)
                          SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0)
             return;
-        accept_one(j, fd, &sa);
+        char peer[64];
+        snprintf(peer, sizeof peer, "%s:%u", inet_ntoa(sa.sin_addr), ntohs(sa.sin_port));
+        wl_wireup_adopt(j, fd, peer);
     }
 }
 
