@@ -194,14 +194,12 @@ static int build(wmpi_win *w, const wmpi_rma_args *a, const wmpi_datatype *b,
 
 /* ---------------------------------------------------------------- send */
 
+/* At the head: completion waits for all of them at once, in no order. */
 static void add_pending(wmpi_win *w, wmpi_rma_op *op)
 {
-    wmpi_rma_op **pp;
-
     wmpi_lock_take(&w->lock);
-    for (pp = &w->pending; *pp; pp = &(*pp)->next)
-        ;
-    *pp = op;
+    op->next = w->pending;
+    w->pending = op;
     wmpi_lock_release(&w->lock);
 }
 
