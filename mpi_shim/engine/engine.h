@@ -19,6 +19,8 @@
  *   core/     the engine's life (init.c: MPI_Init, MPI_Finalize) and what
  *             every part shares: the state (state.c, internal.h), the lock,
  *             the fatal-error exit (fatal.c), CPU binding and placement
+ *   rma/      one-sided communication: windows, operations, epochs, and
+ *             the service thread that applies them at the target (rma.h)
  *   create/   communicators the members agree on: split, create, dup,
  *             intercommunicators, topology constructors, context id votes
  *   coll/     collectives: schedules, blocking and nonblocking runs
@@ -26,8 +28,8 @@
  *             progress, waiting
  *   objects/  communicators, groups, datatypes, ops, info, attributes,
  *             topologies, context id tables
- * Calls go down this list: init calls into every part, create into coll,
- * p2p and objects, coll into p2p and objects, p2p into objects; the rest
+ * Calls go down this list: init calls into every part, rma into create,
+ * coll, p2p and objects, create into coll, p2p and objects, coll into p2p and objects, p2p into objects; the rest
  * of core calls nothing above it. So the files' call graph has no cycle
  * across directories (the largest left, inside p2p/, is request.c, match.c,
  * send.c and bsend.c: completing a request unlinks it from its queue).
