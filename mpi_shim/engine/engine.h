@@ -30,9 +30,10 @@
  *             topologies, context id tables
  * Calls go down this list: init calls into every part, rma into create,
  * coll, p2p and objects, create into coll, p2p and objects, coll into p2p
- * and objects, p2p into objects; the rest of core calls nothing above it. So the files' call graph has no cycle
- * across directories (the largest left, inside p2p/, is request.c, match.c,
- * send.c and bsend.c: completing a request unlinks it from its queue).
+ * and objects, p2p into objects; the rest of core calls nothing above it.
+ * So the files' call graph has no cycle across directories (the largest
+ * left, inside p2p/, is request.c, match.c, send.c and bsend.c: completing
+ * a request unlinks it from its queue).
  */
 #ifndef WMPI_ENGINE_H
 #define WMPI_ENGINE_H
