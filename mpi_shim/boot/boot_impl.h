@@ -29,9 +29,11 @@ struct wmpi_boot_ops {
     int (*allgather)(wmpi_boot *b, const void *mine, size_t len, void *all);
     /* As wmpi_boot_barrier. Blocks: yes. */
     int (*barrier)(wmpi_boot *b);
-    /* Ask the launcher to stop the job; 0 once it took the request (the
-     * caller then exits), else a negative code (the caller prints the
-     * message itself). Context: any thread. Blocks: a bounded time. */
+    /* Ask the launcher to stop the job; 0 once the abort's message is out
+     * (the launcher took the request, or the implementation printed it:
+     * the caller then only exits), else a negative code (the caller
+     * prints the message itself). Context: any thread. Blocks: a bounded
+     * time. */
     int (*abort)(wmpi_boot *b, int code, const char *msg);
     /* As wmpi_boot_finalize; a second call returns 0 and does nothing.
      * Blocks: yes, one round trip. */
