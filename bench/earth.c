@@ -36,7 +36,8 @@
  *
  * Bounds: each job runs under its mpirun's --timeout (60 s) and is
  * killed 10 s past it, or once silent for 60 s (osu_like_launch.c). Default
- * run: about a minute; --quick: a few seconds.
+ * run: about 20 s on a quiet machine (30 jobs); --quick: about 3 s. A
+ * one-rank job has no communication thread: nothing to answer.
  *
  * Output: tables, the paper's figures, goal lines, `result:` lines
  * (bench=earth, case=<problem><n>_r<ranks>w<workers>, variant weft |
