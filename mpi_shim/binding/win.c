@@ -1,6 +1,8 @@
-/* Window bindings: creation, freeing, attributes, group, name, info
- * (binding/win.h has the contract of each function).
+/* Window bindings: creation (and attaching memory to dynamic windows),
+ * freeing, attributes, group, name, info (binding/win.h has the contract
+ * of each function).
  */
+#include <errno.h>
 #include <string.h>
 
 #include "binding/win.h"
@@ -9,6 +11,7 @@
 
 _Static_assert(WMPI_WIN_CREATE == MPI_WIN_FLAVOR_CREATE &&
                WMPI_WIN_ALLOCATE == MPI_WIN_FLAVOR_ALLOCATE &&
+               WMPI_WIN_DYNAMIC == MPI_WIN_FLAVOR_DYNAMIC &&
                WMPI_WIN_UNIFIED == MPI_WIN_UNIFIED,
                "window attribute values differ from mpi.h");
 
@@ -27,15 +30,16 @@ static int create_check(MPI_Aint size, int disp_unit, MPI_Comm comm,
 }
 
 static int create(void *base, MPI_Aint size, int disp_unit, MPI_Comm comm,
-                  int allocate, MPI_Win *win, const char *fn)
+                  int flavor, MPI_Win *win, const char *fn)
 {
+    int allocate = flavor == WMPI_WIN_ALLOCATE;
     int cls = create_check(size, disp_unit, comm, allocate ? base : win, win);
     wmpi_win *w;
     int err;
 
     if (cls)
         return wbind_fail(wmpi_comm_is_live(comm) ? comm : NULL, cls, fn);
-    err = wmpi_win_create(allocate ? NULL : base, size, disp_unit, allocate,
+    err = wmpi_win_create(allocate ? NULL : base, size, disp_unit, flavor,
                           comm, &w);
     if (err)
         return wbind_return(comm, err, fn);
@@ -50,7 +54,8 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
 {
     (void)info;
     WMPI_NEED_INIT("MPI_Win_create");
-    return create(base, size, disp_unit, comm, 0, win, "MPI_Win_create");
+    return create(base, size, disp_unit, comm, WMPI_WIN_CREATE, win,
+                  "MPI_Win_create");
 }
 WMPI_ALIAS(Win_create)
 
@@ -59,9 +64,45 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
 {
     (void)info;
     WMPI_NEED_INIT("MPI_Win_allocate");
-    return create(baseptr, size, disp_unit, comm, 1, win, "MPI_Win_allocate");
+    return create(baseptr, size, disp_unit, comm, WMPI_WIN_ALLOCATE, win,
+                  "MPI_Win_allocate");
 }
 WMPI_ALIAS(Win_allocate)
+
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    (void)info;
+    WMPI_NEED_INIT("MPI_Win_create_dynamic");
+    return create(MPI_BOTTOM, 0, 1, comm, WMPI_WIN_DYNAMIC, win,
+                  "MPI_Win_create_dynamic");
+}
+WMPI_ALIAS(Win_create_dynamic)
+
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    WBIND_WIN_CHECK(win, "MPI_Win_attach");
+    if (win->flavor != WMPI_WIN_DYNAMIC)
+        return wbind_win_fail(win, MPI_ERR_RMA_FLAVOR, "MPI_Win_attach");
+    if (size < 0)
+        return wbind_win_fail(win, MPI_ERR_SIZE, "MPI_Win_attach");
+    return wbind_win_return(win, wmpi_win_attach(win, base, size),
+                            "MPI_Win_attach");
+}
+WMPI_ALIAS(Win_attach)
+
+int PMPI_Win_detach(MPI_Win win, const void *base)
+{
+    int err;
+
+    WBIND_WIN_CHECK(win, "MPI_Win_detach");
+    if (win->flavor != WMPI_WIN_DYNAMIC)
+        return wbind_win_fail(win, MPI_ERR_RMA_FLAVOR, "MPI_Win_detach");
+    err = wmpi_win_detach(win, base);
+    if (err == -ENOENT) /* nothing attached there */
+        return wbind_win_fail(win, MPI_ERR_RMA_ATTACH, "MPI_Win_detach");
+    return wbind_win_return(win, err, "MPI_Win_detach");
+}
+WMPI_ALIAS(Win_detach)
 
 int PMPI_Win_free(MPI_Win *win)
 {

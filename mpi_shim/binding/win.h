@@ -11,6 +11,14 @@
  *     (also an intercommunicator), MPI_ERR_SIZE (size < 0), MPI_ERR_DISP
  *     (disp_unit <= 0), MPI_ERR_ARG (win or baseptr NULL), MPI_ERR_NO_MEM.
  *     Blocks: the caller, until every member of comm called it.
+ *   MPI_Win_create_dynamic(info, comm, win): as create, with no memory;
+ *     MPI_Win_attach(win, base, size) / MPI_Win_detach(win, base) expose
+ *     and withdraw regions (not collective; displacements are addresses,
+ *     MPI_Get_address). The target checks an access against its regions
+ *     and stops the job if it misses them (erroneous program). Errors:
+ *     MPI_ERR_RMA_FLAVOR (not a dynamic window), MPI_ERR_SIZE,
+ *     MPI_ERR_RMA_ATTACH (detach of memory not attached). Blocks: create
+ *     only.
  *   MPI_Win_free(win): collective; completes this rank's operations, waits
  *     for every rank, frees the window (and allocated memory); *win
  *     becomes MPI_WIN_NULL. Errors: MPI_ERR_WIN, MPI_ERR_RMA_SYNC (a

@@ -46,12 +46,19 @@
 
 /* MPI's values (the bindings check they agree): the attributes hand out
  * these fields as they are. */
-enum wmpi_win_flavor { WMPI_WIN_CREATE = 801, WMPI_WIN_ALLOCATE = 802 };
+enum wmpi_win_flavor { WMPI_WIN_CREATE = 801, WMPI_WIN_ALLOCATE = 802,
+                       WMPI_WIN_DYNAMIC = 803 };
 #define WMPI_WIN_UNIFIED 902
 enum wmpi_win_lock { WMPI_LOCK_SHARED = 1, WMPI_LOCK_EXCLUSIVE = 2 };
 
 /* The origin's record of one operation until its epoch ends (ops.c). */
 typedef struct wmpi_rma_op wmpi_rma_op;
+
+/* Memory attached to a dynamic window (MPI_Win_attach). */
+typedef struct wmpi_rma_region {
+    uintptr_t base;
+    int64_t size;
+} wmpi_rma_region;
 
 /* A target's lock state and queue (serve.c), touched by its service
  * thread alone. */
@@ -94,6 +101,8 @@ typedef struct wmpi_win {
     wmpi_request **exposed; /* receives of each origin's completion */
     int nexposed;           /* 0: no exposure epoch */
     /* target side */
+    wmpi_rma_region *regions; /* dynamic: attached memory, under `lock` */
+    int nregions, cap_regions;
     wmpi_rma_lockq lq;      /* service thread only */
     weft_thread_t ult;      /* the service thread, if a ULT */
     void *kthread;          /* else its pthread (malloc'd pthread_t) */
@@ -113,14 +122,24 @@ static inline int wmpi_win_is_live(const wmpi_win *w)
 
 /* ------------------------------------------------------------ windows */
 
-/* MPI_Win_create (base given, flavor CREATE) and MPI_Win_allocate (base
- * NULL on entry: the engine allocates `size` bytes, flavor ALLOCATE, and
- * returns them in w->base). Collective over c: duplicates it, trades every
- * rank's size and disp unit, starts the service thread.
+/* MPI_Win_create (flavor CREATE: base given), MPI_Win_allocate
+ * (ALLOCATE: the engine allocates `size` bytes and returns them in
+ * w->base) and MPI_Win_create_dynamic (DYNAMIC: base NULL, size 0, disp
+ * unit 1; memory comes with wmpi_win_attach and displacements are
+ * addresses). Collective over c: duplicates it, trades every rank's size
+ * and disp unit, starts the service thread.
  * Errors: WEFT_ENOMEM, those of the duplication and the messages.
  * Blocks: the caller. */
-int wmpi_win_create(void *base, int64_t size, int disp_unit, int allocate,
+int wmpi_win_create(void *base, int64_t size, int disp_unit, int flavor,
                     wmpi_comm *c, wmpi_win **out);
+
+/* MPI_Win_attach / detach on a dynamic window: origins may access
+ * [base, base + size) from now on / no longer. Errors: WEFT_ENOMEM;
+ * detach: -ENOENT (no region starts at base). Blocks: no. */
+int wmpi_win_attach(wmpi_win *w, void *base, int64_t size);
+int wmpi_win_detach(wmpi_win *w, const void *base);
+/* 1 if the bytes [addr, addr + len) lie in one attached region. */
+int wmpi_win_attached(wmpi_win *w, uintptr_t addr, int64_t len);
 
 /* MPI_Win_free: completes what this rank started, waits for every rank
  * (so no request is still on its way here), stops the service thread and

@@ -100,6 +100,13 @@ static wmpi_rma_hdr *next_request(wmpi_win *w, int *src)
 
 /* ------------------------------------------------------------- memory */
 
+/* The window's address at the request's displacement (as an integer
+ * sum: a dynamic window's base is NULL and its displacements addresses). */
+static char *target_at(const wmpi_win *w, const wmpi_rma_hdr *h)
+{
+    return (char *)((uintptr_t)w->base + (uintptr_t)h->disp);
+}
+
 static const int64_t *runs_of(const wmpi_rma_hdr *h)
 {
     return (const int64_t *)(h + 1);
@@ -150,7 +157,7 @@ static void pair_unpack(const wmpi_rma_hdr *h, const char *in, char *mem)
 static void gather(wmpi_win *w, const wmpi_rma_hdr *h, char *out)
 {
     const int64_t *run = runs_of(h);
-    const char *at = (const char *)w->base + h->disp;
+    const char *at = target_at(w, h);
 
     for (int64_t i = 0; h->pair && i < h->nruns; i++)
         pair_pack(h, at + run[2 * i], out + i * h->bsize);
@@ -188,7 +195,7 @@ static void apply(const wmpi_rma_hdr *h, const char *in, char *inout,
 static void pair_scatter(wmpi_win *w, const wmpi_rma_hdr *h)
 {
     const int64_t *run = runs_of(h);
-    char *at = (char *)w->base + h->disp;
+    char *at = target_at(w, h);
     _Alignas(16) char tmp[64]; /* a pair's extent: at most 32 bytes */
 
     for (int64_t i = 0; i < h->nruns; i++) {
@@ -205,7 +212,7 @@ static void scatter(wmpi_win *w, const wmpi_rma_hdr *h)
 {
     const int64_t *run = runs_of(h);
     const char *in = data_of(h);
-    char *at = (char *)w->base + h->disp;
+    char *at = target_at(w, h);
 
     if (h->pair) {
         pair_scatter(w, h);
@@ -224,7 +231,7 @@ static void serve_fetch(wmpi_win *w, int src, const wmpi_rma_hdr *h)
 {
     int64_t n = run_bytes(h);
     char *old = malloc(n ? (size_t)n : 1);
-    char *at = (char *)w->base + h->disp;
+    char *at = target_at(w, h);
 
     if (!old)
         wmpi_fatal("window: out of memory for %lld bytes", (long long)n);
@@ -288,8 +295,28 @@ static void serve_unlock(wmpi_win *w, int src, const wmpi_rma_hdr *h)
     }
 }
 
+/* A dynamic window's target checks what an origin could not: that the
+ * bytes are attached here. Erroneous otherwise (MPI-3.1 11.2.4): the job
+ * stops, naming the addresses, rather than write wild memory. */
+static void check_attached(wmpi_win *w, int src, const wmpi_rma_hdr *h)
+{
+    const int64_t *run = runs_of(h);
+    uintptr_t addr;
+
+    for (int64_t i = 0; i < h->nruns; i++) {
+        addr = (uintptr_t)target_at(w, h) + (uintptr_t)run[2 * i];
+        if (!wmpi_win_attached(w, addr, run[2 * i + 1]))
+            wmpi_fatal("window: rank %d accessed %lld bytes at %#llx, not "
+                       "attached to the dynamic window of rank %d "
+                       "(MPI_ERR_RMA_RANGE)", src, (long long)run[2 * i + 1],
+                       (unsigned long long)addr, w->comm->rank);
+    }
+}
+
 static void serve_one(wmpi_win *w, int src, const wmpi_rma_hdr *h)
 {
+    if (w->flavor == WMPI_WIN_DYNAMIC && h->kind < WMPI_RMA_LOCK)
+        check_attached(w, src, h);
     switch (h->kind) {
     case WMPI_RMA_PUT:
     case WMPI_RMA_ACC:

@@ -1,4 +1,5 @@
-/* Window life: MPI_Win_create, MPI_Win_allocate and MPI_Win_free.
+/* Window life: MPI_Win_create, MPI_Win_allocate, MPI_Win_create_dynamic
+ * and MPI_Win_free.
  *
  * Creation is collective over the user's communicator: the window takes a
  * duplicate of it (its own context id, so requests and answers never
@@ -33,6 +34,7 @@ static void win_release(wmpi_win *w)
     free(w->locked);
     weft_mutex_destroy(&w->flushing);
     free(w->started);
+    free(w->regions);
     free(w->access);
     __atomic_store_n(&w->magic, WMPI_WIN_FREED, __ATOMIC_RELEASE);
     free(w);
@@ -57,7 +59,8 @@ static int trade_shapes(wmpi_win *w)
     err = wmpi_allgather(mine, (int)sizeof mine, &wmpi_dt_byte, all,
                          (int)sizeof mine, &wmpi_dt_byte, w->comm);
     for (int r = 0; !err && r < n; r++) {
-        w->sizes[r] = all[2 * r];
+        /* dynamic: the target checks the attached regions itself */
+        w->sizes[r] = w->flavor == WMPI_WIN_DYNAMIC ? INT64_MAX : all[2 * r];
         w->units[r] = (int)all[2 * r + 1];
     }
     free(all);
@@ -65,16 +68,17 @@ static int trade_shapes(wmpi_win *w)
 }
 
 static wmpi_win *win_new(void *base, int64_t size, int disp_unit,
-                         int allocate)
+                         int flavor)
 {
     wmpi_win *w = calloc(1, sizeof *w);
 
     if (!w)
         return NULL;
-    w->flavor = allocate ? WMPI_WIN_ALLOCATE : WMPI_WIN_CREATE;
+    w->flavor = flavor;
     w->base = base;
     /* malloc(0) may give NULL: one byte keeps a valid, unique base */
-    if (allocate && !(w->base = malloc(size ? (size_t)size : 1))) {
+    if (flavor == WMPI_WIN_ALLOCATE &&
+        !(w->base = malloc(size ? (size_t)size : 1))) {
         free(w);
         return NULL;
     }
@@ -87,10 +91,10 @@ static wmpi_win *win_new(void *base, int64_t size, int disp_unit,
     return w;
 }
 
-int wmpi_win_create(void *base, int64_t size, int disp_unit, int allocate,
+int wmpi_win_create(void *base, int64_t size, int disp_unit, int flavor,
                     wmpi_comm *c, wmpi_win **out)
 {
-    wmpi_win *w = win_new(base, size, disp_unit, allocate);
+    wmpi_win *w = win_new(base, size, disp_unit, flavor);
     int err;
 
     *out = NULL;
@@ -134,4 +138,55 @@ int wmpi_win_free(wmpi_win *w)
         return err;
     win_release(w);
     return 0;
+}
+
+/* ------------------------------------------------------------ regions */
+
+int wmpi_win_attach(wmpi_win *w, void *base, int64_t size)
+{
+    wmpi_rma_region *r;
+    int err = 0;
+
+    wmpi_lock_take(&w->lock);
+    if (w->nregions == w->cap_regions) {
+        int cap = w->cap_regions ? 2 * w->cap_regions : 4;
+        if ((r = realloc(w->regions, (size_t)cap * sizeof *r))) {
+            w->regions = r;
+            w->cap_regions = cap;
+        }
+    }
+    if (w->nregions < w->cap_regions)
+        w->regions[w->nregions++] = (wmpi_rma_region){ (uintptr_t)base, size };
+    else
+        err = WEFT_ENOMEM;
+    wmpi_lock_release(&w->lock);
+    return err;
+}
+
+int wmpi_win_detach(wmpi_win *w, const void *base)
+{
+    int err = -ENOENT;
+
+    wmpi_lock_take(&w->lock);
+    for (int i = 0; i < w->nregions; i++)
+        if (w->regions[i].base == (uintptr_t)base) {
+            w->regions[i] = w->regions[--w->nregions];
+            err = 0;
+            break;
+        }
+    wmpi_lock_release(&w->lock);
+    return err;
+}
+
+int wmpi_win_attached(wmpi_win *w, uintptr_t addr, int64_t len)
+{
+    int ok = 0;
+
+    wmpi_lock_take(&w->lock);
+    for (int i = 0; i < w->nregions && !ok; i++)
+        ok = addr >= w->regions[i].base &&
+             addr + (uintptr_t)len <= w->regions[i].base +
+                                      (uintptr_t)w->regions[i].size;
+    wmpi_lock_release(&w->lock);
+    return ok;
 }

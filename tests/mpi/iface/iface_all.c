@@ -5,11 +5,11 @@
  * (mpicxx), warnings as errors, and run with mpirun -n 1.
  *
  * At run time it checks that functions Weft does not implement (and is
- * not about to: shared-memory and dynamic windows, file I/O, process spawning, data
+ * not about to: shared-memory windows, file I/O, process spawning, data
  * representations) return MPI_ERR_UNSUPPORTED_OPERATION under
  * MPI_ERRORS_RETURN and leave MPI working. With the argument "fatal" it
- * calls MPI_Win_create_dynamic under the default MPI_ERRORS_ARE_FATAL
- * instead, which must end the job with "MPI_Win_create_dynamic is not
+ * calls MPI_Win_allocate_shared under the default MPI_ERRORS_ARE_FATAL
+ * instead, which must end the job with "MPI_Win_allocate_shared is not
  * supported by Weft yet" (tests/mpi/iface/expect_fatal.cmake checks that).
  *
  * Weft only (not built with Open MPI, which implements these functions).
@@ -135,12 +135,10 @@ static void check_unsupported(void)
     int one = 1;
 
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    expect_unsupported(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD,
-                                              &win), "MPI_Win_create_dynamic");
-    CHECK(win == MPI_WIN_NULL, "MPI_Win_create_dynamic set a window");
     expect_unsupported(MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL,
                                                MPI_COMM_WORLD, &one, &win),
                        "MPI_Win_allocate_shared");
+    CHECK(win == MPI_WIN_NULL, "MPI_Win_allocate_shared set a window");
     expect_unsupported(MPI_File_open(MPI_COMM_WORLD, "/nonexistent/weft-iface",
                                      MPI_MODE_RDONLY, MPI_INFO_NULL, &fh),
                        "MPI_File_open");
@@ -158,9 +156,10 @@ static void check_unsupported(void)
 static void call_fatal(void)
 {
     MPI_Win win = MPI_WIN_NULL;
+    int one = 1;
 
-    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    fprintf(stderr, "iface: MPI_Win_create_dynamic returned under MPI_ERRORS_ARE_FATAL\n");
+    MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &one, &win);
+    fprintf(stderr, "iface: MPI_Win_allocate_shared returned under MPI_ERRORS_ARE_FATAL\n");
 }
 
 int main(int argc, char **argv)
