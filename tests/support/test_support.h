@@ -23,6 +23,10 @@ int64_t wt_now_ns(void);
  * again under ThreadSanitizer. */
 int64_t wt_tolerance(int64_t ns);
 
+/* Read fd into out (NUL-terminated, at most cap - 1 bytes) until EOF, a
+ * full buffer or the deadline (wt_now_ns): 0, or -1 on timeout. */
+int wt_read_all(int fd, char *out, size_t cap, int64_t deadline);
+
 /* Whether this build runs under ThreadSanitizer. */
 #if defined(__SANITIZE_THREAD__)
 #define WT_TSAN 1

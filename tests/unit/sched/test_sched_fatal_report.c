@@ -28,17 +28,6 @@
 #include <unistd.h>
 #include <weft.h>
 
-#if defined(__SANITIZE_THREAD__)
-#define WT_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define WT_TSAN 1
-#endif
-#endif
-#ifndef WT_TSAN
-#define WT_TSAN 0
-#endif
-
 #define CHILD_DEADLINE_NS 20000000000LL /* hang guard only */
 #define OUT_MAX 16384
 
@@ -108,25 +97,6 @@ static _Noreturn void child(int errfd, void (*body)(void))
     _exit(CHILD_SURVIVED);
 }
 
-/* Read fd until EOF or the deadline; 0 on EOF, -1 on timeout. */
-static int read_all(int fd, char *out, size_t cap, int64_t deadline)
-{
-    size_t len = 0;
-    while (wt_now_ns() < deadline) {
-        struct pollfd p = { fd, POLLIN, 0 };
-        if (poll(&p, 1, 100) <= 0)
-            continue;
-        ssize_t n = read(fd, out + len, cap - 1 - len);
-        if (n <= 0)
-            return 0;
-        len += (size_t)n;
-        out[len] = '\0';
-        if (len == cap - 1)
-            return 0;
-    }
-    return -1;
-}
-
 /* Run body in a child; fills out[] with its stderr, returns its status. */
 static int run_child(void (*body)(void), char *out)
 {
@@ -143,7 +113,7 @@ static int run_child(void (*body)(void), char *out)
     }
     close(p[1]);
     out[0] = '\0';
-    int rc = read_all(p[0], out, OUT_MAX, wt_now_ns() + CHILD_DEADLINE_NS);
+    int rc = wt_read_all(p[0], out, OUT_MAX, wt_now_ns() + CHILD_DEADLINE_NS);
     close(p[0]);
     if (rc != 0)
         kill(pid, SIGKILL);

@@ -77,26 +77,6 @@ static _Noreturn void child(int errfd, size_t stack_size, const char *name)
     _exit(CHILD_SURVIVED);
 }
 
-/* Read fd until EOF or the deadline; returns 0 on EOF, -1 on timeout. */
-static int read_all(int fd, char *out, size_t cap, int64_t deadline)
-{
-    size_t len = 0;
-    for (;;) {
-        struct pollfd p = {fd, POLLIN, 0};
-        if (wt_now_ns() > deadline)
-            return -1;
-        if (poll(&p, 1, 100) <= 0)
-            continue;
-        ssize_t n = read(fd, out + len, cap - 1 - len);
-        if (n <= 0)
-            return 0;
-        len += (size_t)n;
-        out[len] = '\0';
-        if (len == cap - 1)
-            return 0;
-    }
-}
-
 /* Run the child; fills out[] with its stderr and returns its wait status. */
 static int run_child(size_t stack_size, const char *name, char *out)
 {
@@ -112,7 +92,7 @@ static int run_child(size_t stack_size, const char *name, char *out)
     }
     close(p[1]);
     out[0] = '\0';
-    int rc = read_all(p[0], out, OUT_MAX, wt_now_ns() + CHILD_DEADLINE_NS);
+    int rc = wt_read_all(p[0], out, OUT_MAX, wt_now_ns() + CHILD_DEADLINE_NS);
     close(p[0]);
     if (rc != 0)
         kill(pid, SIGKILL);
