@@ -12,7 +12,7 @@
  * The window holds three long longs: sum, counter, (lock, value) pair. */
 #include <stddef.h>
 
-#include "mpi_test_util.h"
+#include "rma_test.h"
 
 #define ROUNDS 40
 enum { SUM, COUNTER, LOCK, VALUE, NSLOTS };
@@ -106,18 +106,6 @@ static void pairs(int rank, int size)
     MPI_OK(MPI_Win_free(&win));
 }
 
-static void check_counter(const long long *all, int n)
-{
-    char *seen = calloc((size_t)n, 1);
-
-    for (int i = 0; i < n; i++) {
-        CHECK(all[i] >= 0 && all[i] < n, "fetched %lld", all[i]);
-        CHECK(!seen[all[i]], "value %lld fetched twice", all[i]);
-        seen[all[i]] = 1;
-    }
-    free(seen);
-}
-
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -150,7 +138,7 @@ int main(int argc, char **argv)
     MPI_Gather(got, ROUNDS, MPI_LONG_LONG, all, ROUNDS, MPI_LONG_LONG, 0,
                MPI_COMM_WORLD);
     if (rank == 0)
-        check_counter(all, size * ROUNDS);
+        rma_check_distinct(all, size * ROUNDS);
     free(all);
     MPI_OK(MPI_Win_free(&win));
     pairs(rank, size);

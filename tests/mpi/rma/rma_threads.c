@@ -6,7 +6,7 @@
  * waiting for it. */
 #include <pthread.h>
 
-#include "mpi_test_util.h"
+#include "rma_test.h"
 
 #define THREADS 4
 #define ROUNDS 25
@@ -25,18 +25,6 @@ static void *counter_thread(void *arg)
         CHECK(got[i] >= 0, "flush returned before the fetch completed");
     }
     return NULL;
-}
-
-static void check_distinct(const long long *all, int n)
-{
-    char *seen = calloc((size_t)n, 1);
-
-    for (int i = 0; i < n; i++) {
-        CHECK(all[i] >= 0 && all[i] < n, "fetched %lld", all[i]);
-        CHECK(!seen[all[i]], "value %lld fetched twice", all[i]);
-        seen[all[i]] = 1;
-    }
-    free(seen);
 }
 
 int main(int argc, char **argv)
@@ -65,7 +53,7 @@ int main(int argc, char **argv)
     MPI_Gather(got, THREADS * ROUNDS, MPI_LONG_LONG, all, THREADS * ROUNDS,
                MPI_LONG_LONG, 0, MPI_COMM_WORLD);
     if (rank == 0)
-        check_distinct(all, size * THREADS * ROUNDS);
+        rma_check_distinct(all, size * THREADS * ROUNDS);
     free(all);
     MPI_OK(MPI_Win_free(&win));
     MPI_Finalize();
