@@ -116,9 +116,12 @@ int wf_io_sleep_in_set(int64_t deadline, int who)
     int check = prepare();
     wf_unlock(&wf_io_reg_lock);
     int n = wf_io_set_wait(ev, MAX_EVENTS, check ? 0 : deadline);
+    wf_lock(&wf_io_reg_lock);
+    doorbells_quiet(); /* before the set is given back: the next sleeper arms them again */
+    wf_unlock(&wf_io_reg_lock);
+    wf_io_set_release();
     int prev = wf_io_set_idle_polling(1);
     wf_lock(&wf_io_reg_lock);
-    doorbells_quiet();
     int woken = dispatch(ev, n, WF_DET_BLOCK) + poll_kicked();
     wf_unlock(&wf_io_reg_lock);
     wf_io_set_idle_polling(prev);

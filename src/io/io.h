@@ -256,9 +256,12 @@ void wf_io_set_interrupt(void);
 int wf_io_set_check(struct epoll_event *ev, int max);
 /* Claim the set for a sleep as `who`; 0 if another thread has it. */
 int wf_io_set_claim(int who);
-/* The claimant sleeps until an event, an interrupt or `deadline`, gives
- * the set back and returns the events (interrupts drained, left out). */
+/* The claimant sleeps until an event, an interrupt or `deadline` and
+ * returns the events (interrupts drained, left out); it still holds the
+ * set. */
 int wf_io_set_wait(struct epoll_event *ev, int max, int64_t deadline);
+/* The claimant gives the set back. */
+void wf_io_set_release(void);
 
 /* -------------------------------------------------------------- server.c */
 

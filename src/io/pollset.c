@@ -7,8 +7,10 @@
  *
  * Contract:
  *   - at most one thread sleeps in the set at a time: it claims it first
- *     (wf_io_set_claim, a CAS on `sleeper`), and wf_io_set_wait gives it
- *     back. Others may check it without sleeping (wf_io_set_check);
+ *     (wf_io_set_claim, a CAS on `sleeper`) and gives it back after the
+ *     sleep (wf_io_set_release), once it has undone what it prepared for
+ *     the sleep, so that it never undoes the next sleeper's preparation.
+ *     Others may check it without sleeping (wf_io_set_check);
  *   - interrupt() makes the sleeper return: a write to the eventfd, at
  *     most one pending (wake_pending). The eventfd is level-triggered and
  *     only a sleeper reads it, before it gives the set back, so a check
@@ -163,7 +165,10 @@ static int wait_until(struct epoll_event *ev, int max, int64_t deadline)
 int wf_io_set_wait(struct epoll_event *ev, int max, int64_t deadline)
 {
     int n = wait_until(ev, max, deadline);
-    n = n > 0 ? filter(ev, n, 1) : 0;
+    return n > 0 ? filter(ev, n, 1) : 0;
+}
+
+void wf_io_set_release(void)
+{
     __atomic_store_n(&set.sleeper, WF_IO_SLEEPER_NONE, __ATOMIC_SEQ_CST);
-    return n;
 }
