@@ -7,8 +7,8 @@
  * any binding/ file); the stub calls wbind_unsupported(), which raises
  * MPI_ERR_UNSUPPORTED_OPERATION through the communicator's error handler
  * like any other error: under MPI_ERRORS_ARE_FATAL (the default) the job
- * stops with "MPI_Win_create: MPI_ERR_UNSUPPORTED_OPERATION: unsupported
- * operation (MPI_Win_create is not supported by Weft yet)"; under
+ * stops with "MPI_Comm_spawn: MPI_ERR_UNSUPPORTED_OPERATION: unsupported
+ * operation (MPI_Comm_spawn is not supported by Weft yet)"; under
  * MPI_ERRORS_RETURN the call returns the class. Implementing a function
  * therefore needs only its binding: the stub disappears on the next build.
  * The same run writes the table `mpirun --list-unsupported` prints.

@@ -12,6 +12,7 @@
 _Static_assert(WMPI_WIN_CREATE == MPI_WIN_FLAVOR_CREATE &&
                WMPI_WIN_ALLOCATE == MPI_WIN_FLAVOR_ALLOCATE &&
                WMPI_WIN_DYNAMIC == MPI_WIN_FLAVOR_DYNAMIC &&
+               WMPI_WIN_SHARED == MPI_WIN_FLAVOR_SHARED &&
                WMPI_WIN_UNIFIED == MPI_WIN_UNIFIED,
                "window attribute values differ from mpi.h");
 
@@ -32,7 +33,7 @@ static int create_check(MPI_Aint size, int disp_unit, MPI_Comm comm,
 static int create(void *base, MPI_Aint size, int disp_unit, MPI_Comm comm,
                   int flavor, MPI_Win *win, const char *fn)
 {
-    int allocate = flavor == WMPI_WIN_ALLOCATE;
+    int allocate = flavor == WMPI_WIN_ALLOCATE || flavor == WMPI_WIN_SHARED;
     int cls = create_check(size, disp_unit, comm, allocate ? base : win, win);
     wmpi_win *w;
     int err;
@@ -41,6 +42,8 @@ static int create(void *base, MPI_Aint size, int disp_unit, MPI_Comm comm,
         return wbind_fail(wmpi_comm_is_live(comm) ? comm : NULL, cls, fn);
     err = wmpi_win_create(allocate ? NULL : base, size, disp_unit, flavor,
                           comm, &w);
+    if (err == -EXDEV) /* the ranks cannot map one another's memory */
+        return wbind_fail(comm, MPI_ERR_RMA_SHARED, fn);
     if (err)
         return wbind_return(comm, err, fn);
     if (allocate)
@@ -68,6 +71,44 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
                   "MPI_Win_allocate");
 }
 WMPI_ALIAS(Win_allocate)
+
+/* The alloc_shared_noncontig hint is ignored: contiguous parts satisfy
+ * it as well. */
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
+                             MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    (void)info;
+    WMPI_NEED_INIT("MPI_Win_allocate_shared");
+    return create(baseptr, size, disp_unit, comm, WMPI_WIN_SHARED, win,
+                  "MPI_Win_allocate_shared");
+}
+WMPI_ALIAS(Win_allocate_shared)
+
+/* rank MPI_PROC_NULL: the lowest rank's part with a size > 0 (if none,
+ * rank 0's empty part). */
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size,
+                          int *disp_unit, void *baseptr)
+{
+    WBIND_WIN_CHECK(win, "MPI_Win_shared_query");
+    if (win->flavor != WMPI_WIN_SHARED)
+        return wbind_win_fail(win, MPI_ERR_RMA_FLAVOR, "MPI_Win_shared_query");
+    if (rank != MPI_PROC_NULL && (rank < 0 || rank >= win->comm->size))
+        return wbind_win_fail(win, MPI_ERR_RANK, "MPI_Win_shared_query");
+    if (!size || !disp_unit || !baseptr)
+        return wbind_win_fail(win, MPI_ERR_ARG, "MPI_Win_shared_query");
+    if (rank == MPI_PROC_NULL) {
+        rank = 0;
+        while (rank < win->comm->size - 1 && win->sizes[rank] == 0)
+            rank++;
+        if (win->sizes[rank] == 0)
+            rank = 0;
+    }
+    *size = (MPI_Aint)win->sizes[rank];
+    *disp_unit = win->units[rank];
+    *(void **)baseptr = wmpi_win_shared_base(win, rank);
+    return MPI_SUCCESS;
+}
+WMPI_ALIAS(Win_shared_query)
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {

@@ -11,6 +11,17 @@
  *     (also an intercommunicator), MPI_ERR_SIZE (size < 0), MPI_ERR_DISP
  *     (disp_unit <= 0), MPI_ERR_ARG (win or baseptr NULL), MPI_ERR_NO_MEM.
  *     Blocks: the caller, until every member of comm called it.
+ *   MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win):
+ *     as allocate, in one segment that every rank of comm maps, the ranks'
+ *     parts contiguous in rank order (alloc_shared_noncontig is ignored:
+ *     contiguous parts satisfy it). Errors: as allocate, and
+ *     MPI_ERR_RMA_SHARED on every rank if one of them cannot map it
+ *     (another host, another user). Blocks: the caller.
+ *   MPI_Win_shared_query(win, rank, size, disp_unit, baseptr): where
+ *     rank's part of a shared window lies in this process, its size and
+ *     disp unit; MPI_PROC_NULL: the lowest rank's part with size > 0 (if
+ *     none, rank 0's empty part). Errors: MPI_ERR_WIN, MPI_ERR_RMA_FLAVOR
+ *     (not a shared window), MPI_ERR_RANK, MPI_ERR_ARG. Blocks: no.
  *   MPI_Win_create_dynamic(info, comm, win): as create, with no memory;
  *     MPI_Win_attach(win, base, size) / MPI_Win_detach(win, base) expose
  *     and withdraw regions (not collective; displacements are addresses,
@@ -24,8 +35,8 @@
  *     becomes MPI_WIN_NULL. Errors: MPI_ERR_WIN, MPI_ERR_RMA_SYNC (a
  *     passive-target epoch is still open). Blocks: the caller.
  *   MPI_Win_get_attr: MPI_WIN_BASE (the base), MPI_WIN_SIZE (MPI_Aint *),
- *     MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR (MPI_WIN_FLAVOR_CREATE or
- *     _ALLOCATE) and MPI_WIN_MODEL (MPI_WIN_UNIFIED: the target's memory
+ *     MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR (MPI_WIN_FLAVOR_CREATE,
+ *     _ALLOCATE, _SHARED or _DYNAMIC) and MPI_WIN_MODEL (MPI_WIN_UNIFIED: the target's memory
  *     is written in place by its service thread, so public and private
  *     copies are one) as int *; any other keyval: flag 0. Errors:
  *     MPI_ERR_WIN, MPI_ERR_ARG. Blocks: no.

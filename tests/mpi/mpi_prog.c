@@ -13,8 +13,12 @@
  *   mesh        every rank exchanges messages of 0 B to 4 MiB (both sides
  *               of the 64 KiB eager limit) with every other rank, then runs
  *               barrier, allreduce (1 int, 1 MiB of doubles), bcast,
- *               allgather and alltoall, all checked; print
- *               "rank R mesh ok netns=INO memfd_maps=N tcp_peers=T"
+ *               allgather and alltoall, all checked, then tries a shared
+ *               window (MPI_Win_allocate_shared on MPI_COMM_WORLD: its
+ *               stores checked through MPI_Win_shared_query where it
+ *               works); print "rank R mesh ok netns=INO memfd_maps=N
+ *               tcp_peers=T shared_win=W", W "ok", or "refused" for
+ *               MPI_ERR_RMA_SHARED (ranks on several hosts)
  *   whoami VAR...  print "rank R size S appnum A prog NAME" (A the
  *               MPI_APPNUM attribute of MPI_COMM_WORLD, NAME the basename
  *               of argv[0]), "rank R cpus=N" (the CPUs the main thread may
@@ -319,14 +323,47 @@ static void mesh_collectives(unsigned char *buf)
     free(mine);
 }
 
+/* MPI_Win_allocate_shared on MPI_COMM_WORLD: "ok" (each rank's int seen
+ * by every rank through plain loads) or "refused" (MPI_ERR_RMA_SHARED);
+ * any other outcome stops the rank. */
+static const char *mesh_shared_window(void)
+{
+    MPI_Win win;
+    int *mine, cls, rc;
+
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rc = MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mine,
+                                 &win);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Error_class(rc, &cls);
+    if (cls == MPI_ERR_RMA_SHARED)
+        return "refused";
+    check(rc == MPI_SUCCESS, "MPI_Win_allocate_shared failed");
+    check(MPI_Win_lock_all(MPI_MODE_NOCHECK, win) == MPI_SUCCESS, "MPI_Win_lock_all failed");
+    *mine = rank + 1;
+    MPI_Win_sync(win);
+    check(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "MPI_Barrier failed");
+    MPI_Win_sync(win);
+    for (int r = 0; r < size; r++) {
+        MPI_Aint bytes;
+        int unit, *p;
+        check(MPI_Win_shared_query(win, r, &bytes, &unit, &p) == MPI_SUCCESS && *p == r + 1,
+              "a shared window's store is not seen");
+    }
+    check(MPI_Win_unlock_all(win) == MPI_SUCCESS && MPI_Win_free(&win) == MPI_SUCCESS,
+          "MPI_Win_free failed");
+    return "ok";
+}
+
 static int mode_mesh(void)
 {
     unsigned char *out = malloc(MESH_MAX), *in = malloc(MESH_MAX);
     check(out && in, "no memory");
     mesh_pt2pt(out, in);
     mesh_collectives(in);
-    say("rank %d mesh ok netns=%lu memfd_maps=%d tcp_peers=%d\n", rank, netns_inode(),
-        memfd_maps(), tcp_peers());
+    const char *shared = mesh_shared_window();
+    say("rank %d mesh ok netns=%lu memfd_maps=%d tcp_peers=%d shared_win=%s\n", rank,
+        netns_inode(), memfd_maps(), tcp_peers(), shared);
     free(out);
     free(in);
     return 0;

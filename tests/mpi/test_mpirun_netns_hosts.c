@@ -19,6 +19,8 @@
  *   - auto: every rank sits in the namespace mpirun placed it in, maps
  *     shared memory, and has exactly 2 TCP peers (the other namespace);
  *   - tcp: no rank maps shared memory, each has 3 TCP peers;
+ *   - both: a shared window over all four ranks is refused on every rank
+ *     (MPI_ERR_RMA_SHARED: two hosts cannot share memory);
  *   - shm: MPI_Init fails and names, for the rank that reports it, the
  *     first rank of the other namespace as unreachable; no rank runs.
  * After each: no process left. The namespaces (and so the veth pair) are
@@ -216,11 +218,13 @@ static void check_ranks(int shm, int tcp)
         char want[32];
         unsigned long netns = 0;
         int n = snprintf(want, sizeof want, "rank %d mesh ok ", r), maps = -1, peers = -1;
+        char shared[16] = "";
         const char *l = strstr(job.out, want);
         if (!l)
             fail_msg("no line from rank %d; stdout:\n%s\nstderr:\n%s", r, job.out, job.err);
-        assert_int_equal(sscanf(l + n, "netns=%lu memfd_maps=%d tcp_peers=%d", &netns, &maps,
-                                &peers), 3);
+        assert_int_equal(sscanf(l + n, "netns=%lu memfd_maps=%d tcp_peers=%d shared_win=%15s",
+                                &netns, &maps, &peers, shared), 4);
+        assert_string_equal(shared, "refused");
         assert_int_equal(netns, want_ns[r / 2]);
         if (shm ? maps <= 0 : maps != 0)
             fail_msg("rank %d maps %d shared-memory segments; stdout:\n%s", r, maps, job.out);

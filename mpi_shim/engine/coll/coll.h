@@ -99,7 +99,10 @@ int wmpi_coll_task(wmpi_comm *c, int (*task)(void *arg), void *arg,
  * blocks. */
 void wmpi_coll_shm_forget(const wmpi_comm *c);
 
-/* Shortcuts for the engine's own users (communicator creation). */
+/* Shortcuts for the engine's own users (communicator creation, windows),
+ * and the predefined objects they reduce with. */
+extern wmpi_datatype wmpi_dt_uint64;
+extern wmpi_op wmpi_op_band;
 int wmpi_bcast(void *buf, int count, wmpi_datatype *dt, int root, wmpi_comm *c);
 /* sbuf == WMPI_IN_PLACE: rbuf holds this rank's contribution. */
 int wmpi_allreduce(const void *sbuf, void *rbuf, int count, wmpi_datatype *dt,

@@ -47,8 +47,6 @@
 
 #define NWORDS WMPI_CTX_NWORDS
 
-extern wmpi_datatype wmpi_dt_uint64;
-extern wmpi_op wmpi_op_band;
 
 /* How a vote is combined over the members: the parent's allreduce, or
  * (create_group, which only the group's members call) point-to-point

@@ -47,7 +47,7 @@
 /* MPI's values (the bindings check they agree): the attributes hand out
  * these fields as they are. */
 enum wmpi_win_flavor { WMPI_WIN_CREATE = 801, WMPI_WIN_ALLOCATE = 802,
-                       WMPI_WIN_DYNAMIC = 803 };
+                       WMPI_WIN_DYNAMIC = 803, WMPI_WIN_SHARED = 804 };
 #define WMPI_WIN_UNIFIED 902
 enum wmpi_win_lock { WMPI_LOCK_SHARED = 1, WMPI_LOCK_EXCLUSIVE = 2 };
 
@@ -78,6 +78,9 @@ typedef struct wmpi_win {
     int model;              /* read-only: WMPI_WIN_UNIFIED */
     int64_t *sizes;         /* read-only: [size] every rank's window bytes */
     int *units;             /* read-only: [size] every rank's disp unit */
+    char *shared_map;       /* read-only: SHARED: the segment every rank
+                               maps (shared.c); else NULL */
+    size_t shared_len;      /* read-only: its length */
     void *errh;             /* the binding's error handler (NULL: fatal) */
     int syncs;              /* atomic: MPI_Win_sync under ThreadSanitizer */
     char name[64];
@@ -124,7 +127,8 @@ static inline int wmpi_win_is_live(const wmpi_win *w)
 
 /* MPI_Win_create (flavor CREATE: base given), MPI_Win_allocate
  * (ALLOCATE: the engine allocates `size` bytes and returns them in
- * w->base) and MPI_Win_create_dynamic (DYNAMIC: base NULL, size 0, disp
+ * w->base), MPI_Win_allocate_shared (SHARED: the same, in memory every
+ * rank maps; -EXDEV if they cannot) and MPI_Win_create_dynamic (DYNAMIC: base NULL, size 0, disp
  * unit 1; memory comes with wmpi_win_attach and displacements are
  * addresses). Collective over c: duplicates it, trades every rank's size
  * and disp unit, starts the service thread.
@@ -132,6 +136,19 @@ static inline int wmpi_win_is_live(const wmpi_win *w)
  * Blocks: the caller. */
 int wmpi_win_create(void *base, int64_t size, int disp_unit, int flavor,
                     wmpi_comm *c, wmpi_win **out);
+
+/* MPI_Win_allocate_shared's memory (shared.c), for a window of flavor
+ * SHARED whose shapes were traded: maps one segment holding every rank's
+ * part, contiguous in rank order, on every rank, and points w->base at
+ * this rank's part. Collective over the window's communicator.
+ * Errors: -EXDEV (some rank cannot map it: another host, another user;
+ * MPI_ERR_RMA_SHARED), WEFT_ENOMEM, those of the messages, the same on
+ * every rank. Blocks: the caller. */
+int wmpi_win_share(wmpi_win *w);
+/* Unmap what wmpi_win_share mapped (nothing: no-op). Never blocks. */
+void wmpi_win_unshare(wmpi_win *w);
+/* Where rank's part of a shared window starts in this process. */
+void *wmpi_win_shared_base(const wmpi_win *w, int rank);
 
 /* MPI_Win_attach / detach on a dynamic window: origins may access
  * [base, base + size) from now on / no longer. Errors: WEFT_ENOMEM;

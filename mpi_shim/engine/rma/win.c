@@ -1,5 +1,5 @@
-/* Window life: MPI_Win_create, MPI_Win_allocate, MPI_Win_create_dynamic
- * and MPI_Win_free.
+/* Window life: MPI_Win_create, MPI_Win_allocate, MPI_Win_allocate_shared
+ * (its memory: shared.c), MPI_Win_create_dynamic and MPI_Win_free.
  *
  * Creation is collective over the user's communicator: the window takes a
  * duplicate of it (its own context id, so requests and answers never
@@ -29,6 +29,7 @@ static void win_release(wmpi_win *w)
 {
     if (w->flavor == WMPI_WIN_ALLOCATE)
         free(w->base);
+    wmpi_win_unshare(w);
     free(w->sizes);
     free(w->units);
     free(w->locked);
@@ -104,6 +105,8 @@ int wmpi_win_create(void *base, int64_t size, int disp_unit, int flavor,
     if (err)
         goto fail_dup;
     err = trade_shapes(w);
+    if (!err && flavor == WMPI_WIN_SHARED)
+        err = wmpi_win_share(w);
     if (!err)
         err = wmpi_rma_serve_start(w);
     if (err)

@@ -5,12 +5,12 @@
  * (mpicxx), warnings as errors, and run with mpirun -n 1.
  *
  * At run time it checks that functions Weft does not implement (and is
- * not about to: shared-memory windows, file I/O, process spawning, data
- * representations) return MPI_ERR_UNSUPPORTED_OPERATION under
- * MPI_ERRORS_RETURN and leave MPI working. With the argument "fatal" it
- * calls MPI_Win_allocate_shared under the default MPI_ERRORS_ARE_FATAL
- * instead, which must end the job with "MPI_Win_allocate_shared is not
- * supported by Weft yet" (tests/mpi/iface/expect_fatal.cmake checks that).
+ * not about to: file I/O, process spawning, data representations) return
+ * MPI_ERR_UNSUPPORTED_OPERATION under MPI_ERRORS_RETURN and leave MPI
+ * working. With the argument "fatal" it calls MPI_Comm_spawn under the
+ * default MPI_ERRORS_ARE_FATAL instead, which must end the job with
+ * "MPI_Comm_spawn is not supported by Weft yet"
+ * (tests/mpi/iface/expect_fatal.cmake checks that).
  *
  * Weft only (not built with Open MPI, which implements these functions).
  * Written in the common subset of C and C++, so without
@@ -128,17 +128,11 @@ static int fake_extent(MPI_Datatype dt, MPI_Aint *extent, void *state)
  * pointer. All must return the class and change nothing. */
 static void check_unsupported(void)
 {
-    MPI_Win win = MPI_WIN_NULL;
     MPI_File fh = MPI_FILE_NULL;
     MPI_Comm inter = MPI_COMM_NULL;
     char cmd[] = "/bin/true";
-    int one = 1;
 
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    expect_unsupported(MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL,
-                                               MPI_COMM_WORLD, &one, &win),
-                       "MPI_Win_allocate_shared");
-    CHECK(win == MPI_WIN_NULL, "MPI_Win_allocate_shared set a window");
     expect_unsupported(MPI_File_open(MPI_COMM_WORLD, "/nonexistent/weft-iface",
                                      MPI_MODE_RDONLY, MPI_INFO_NULL, &fh),
                        "MPI_File_open");
@@ -155,11 +149,12 @@ static void check_unsupported(void)
 
 static void call_fatal(void)
 {
-    MPI_Win win = MPI_WIN_NULL;
-    int one = 1;
+    MPI_Comm inter = MPI_COMM_NULL;
+    char cmd[] = "/bin/true";
 
-    MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &one, &win);
-    fprintf(stderr, "iface: MPI_Win_allocate_shared returned under MPI_ERRORS_ARE_FATAL\n");
+    MPI_Comm_spawn(cmd, MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                   MPI_ERRCODES_IGNORE);
+    fprintf(stderr, "iface: MPI_Comm_spawn returned under MPI_ERRORS_ARE_FATAL\n");
 }
 
 int main(int argc, char **argv)
