@@ -184,9 +184,10 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val,
     WBIND_WIN_CHECK(win, "MPI_Win_get_attr");
     if (!attribute_val || !flag)
         return wbind_win_fail(win, MPI_ERR_ARG, "MPI_Win_get_attr");
-    *flag = win_keyval >= MPI_WIN_BASE && win_keyval <= MPI_WIN_MODEL;
-    if (*flag)
-        *(void **)attribute_val = attr_of(win, win_keyval);
+    if (win_keyval < MPI_WIN_BASE || win_keyval > MPI_WIN_MODEL)
+        return wbind_win_user_attr(win, win_keyval, attribute_val, flag);
+    *flag = 1;
+    *(void **)attribute_val = attr_of(win, win_keyval);
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Win_get_attr)

@@ -38,8 +38,15 @@
  *     MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR (MPI_WIN_FLAVOR_CREATE,
  *     _ALLOCATE, _SHARED or _DYNAMIC) and MPI_WIN_MODEL (MPI_WIN_UNIFIED: the target's memory
  *     is written in place by its service thread, so public and private
- *     copies are one) as int *; any other keyval: flag 0. Errors:
- *     MPI_ERR_WIN, MPI_ERR_ARG. Blocks: no.
+ *     copies are one) as int *; a user keyval: its value (flag 0 if not
+ *     set). Errors: MPI_ERR_WIN, MPI_ERR_ARG, MPI_ERR_KEYVAL. Blocks: no.
+ *   MPI_Win_create_keyval / free_keyval / set_attr / delete_attr
+ *     (win_attr.c): attributes of the program's own, as for communicators;
+ *     delete callbacks run in MPI_Win_free (copy callbacks never run:
+ *     windows are not duplicated). Errors: MPI_ERR_WIN, MPI_ERR_KEYVAL
+ *     (unknown, freed, predefined or another object's keyval),
+ *     MPI_ERR_OTHER (delete of an attribute not set), MPI_ERR_ARG, a
+ *     callback's own code. Blocks: no (a callback may).
  *   MPI_Win_get_group: a new reference to the window's group. Blocks: no.
  *   MPI_Win_create_errhandler / set_errhandler / get_errhandler /
  *     call_errhandler (win_errh.c): MPI_ERRORS_ARE_FATAL (the default),
@@ -122,6 +129,10 @@ int wbind_win_fail(MPI_Win w, int cls, const char *fn);
 /* 0 -> MPI_SUCCESS; else wbind_win_fail with the class of engine code
  * err (the RMA codes of engine/rma/rma.h included). */
 int wbind_win_return(MPI_Win w, int err, const char *fn);
+
+/* MPI_Win_get_attr of a keyval other than the predefined ones
+ * (win_attr.c): its value and *flag, or MPI_ERR_KEYVAL. */
+int wbind_win_user_attr(MPI_Win w, int keyval, void *attribute_val, int *flag);
 
 /* Drop a window's reference on a user handler (others: nothing). */
 void wbind_win_errh_release(MPI_Errhandler h);

@@ -1,6 +1,6 @@
-/* Attribute caching on communicators and datatypes: keyvals,
- * MPI_Comm_/MPI_Type_set/get/delete_attr, copy callbacks on dup, delete
- * callbacks on free, and the predefined attributes of MPI_COMM_WORLD
+/* Attribute caching on communicators, datatypes and windows: keyvals,
+ * MPI_Comm_/MPI_Type_/MPI_Win_set/get/delete_attr, copy callbacks on dup,
+ * delete callbacks on free, and the predefined attributes of MPI_COMM_WORLD
  * (MPI_TAG_UB...).
  *
  * Design: a keyval is a small object (callbacks, extra state) found by
@@ -41,6 +41,7 @@
 #include "engine/objects/comm.h"
 #include "engine/objects/datatype.h"
 #include "engine/core/internal.h"
+#include "engine/rma/rma.h"
 
 typedef struct keyval {
     int id;
@@ -51,10 +52,12 @@ typedef struct keyval {
     union {                    /* by kind; NULL: do not copy */
         wmpi_copy_attr_fn *comm;
         wmpi_type_copy_attr_fn *type;
+        wmpi_win_copy_attr_fn *win;
     } copy;
     union {                    /* by kind; NULL: nothing to do */
         wmpi_delete_attr_fn *comm;
         wmpi_type_delete_attr_fn *type;
+        wmpi_win_delete_attr_fn *win;
     } del;
     void *extra;
 } keyval;
@@ -62,7 +65,7 @@ typedef struct keyval {
 /* An object that caches attributes. */
 typedef struct owner {
     int kind;                  /* enum wmpi_attr_kind */
-    void *obj;                 /* wmpi_comm * or wmpi_datatype * */
+    void *obj;                 /* wmpi_comm *, wmpi_datatype * or wmpi_win * */
     struct wmpi_attr **list;
 } owner;
 
@@ -110,6 +113,11 @@ static owner comm_owner(wmpi_comm *c)
 static owner type_owner(wmpi_datatype *t)
 {
     return (owner){ WMPI_ATTR_TYPE, t, &t->attrs };
+}
+
+static owner win_owner(wmpi_win *w)
+{
+    return (owner){ WMPI_ATTR_WIN, w, &w->attrs };
 }
 
 static int grow_locked(int need)
@@ -219,6 +227,17 @@ int wmpi_type_keyval_create(wmpi_type_copy_attr_fn *copy,
     return keyval_add(kv, id);
 }
 
+int wmpi_win_keyval_create(wmpi_win_copy_attr_fn *copy, wmpi_win_delete_attr_fn *del,
+                           void *extra, int *id)
+{
+    keyval *kv = calloc(1, sizeof *kv);
+
+    if (!kv)
+        return WEFT_ENOMEM;
+    *kv = (keyval){ 0, 1, 0, 0, WMPI_ATTR_WIN, { .win = copy }, { .win = del }, extra };
+    return keyval_add(kv, id);
+}
+
 static int keyval_free(int kind, int id)
 {
     keyval *kv;
@@ -243,6 +262,11 @@ int wmpi_keyval_free(int id)
 int wmpi_type_keyval_free(int id)
 {
     return keyval_free(WMPI_ATTR_TYPE, id);
+}
+
+int wmpi_win_keyval_free(int id)
+{
+    return keyval_free(WMPI_ATTR_WIN, id);
 }
 
 /* -------------------------------------------------------- attributes */
@@ -294,6 +318,8 @@ static int call_delete(const owner *o, const keyval *kv, void *val)
         code = kv->del.comm(o->obj, kv->id, val, kv->extra);
     else if (kv->kind == WMPI_ATTR_TYPE && kv->del.type)
         code = kv->del.type(o->obj, kv->id, val, kv->extra);
+    else if (kv->kind == WMPI_ATTR_WIN && kv->del.win)
+        code = kv->del.win(o->obj, kv->id, val, kv->extra);
     return wmpi_err_from_mpi(code);
 }
 
@@ -572,4 +598,32 @@ int wmpi_type_attr_delete_all(wmpi_datatype *t)
 void wmpi_type_attr_discard(wmpi_datatype *t)
 {
     attr_discard(&t->attrs);
+}
+
+int wmpi_win_attr_set(wmpi_win *w, int id, void *val)
+{
+    owner o = win_owner(w);
+
+    return attr_set(&o, id, val);
+}
+
+int wmpi_win_attr_get(wmpi_win *w, int id, void **val, int *flag)
+{
+    owner o = win_owner(w);
+
+    return attr_get(&o, id, val, flag);
+}
+
+int wmpi_win_attr_delete(wmpi_win *w, int id)
+{
+    owner o = win_owner(w);
+
+    return attr_delete(&o, id);
+}
+
+int wmpi_win_attr_delete_all(wmpi_win *w)
+{
+    owner o = win_owner(w);
+
+    return attr_delete_all(&o);
 }

@@ -214,7 +214,7 @@ void wmpi_attr_set_lastusedcode(int code);
  * the same errors as the communicator functions above. A keyval belongs
  * to the kind of object it was created for; used on another kind it is
  * unknown (WEFT_EINVAL: MPI_ERR_KEYVAL). */
-enum wmpi_attr_kind { WMPI_ATTR_COMM = 0, WMPI_ATTR_TYPE = 1 };
+enum wmpi_attr_kind { WMPI_ATTR_COMM = 0, WMPI_ATTR_TYPE = 1, WMPI_ATTR_WIN = 2 };
 typedef int wmpi_type_copy_attr_fn(wmpi_datatype *old, int keyval,
                                    void *extra, void *val_in, void *val_out,
                                    int *flag);
@@ -234,6 +234,21 @@ int wmpi_type_attr_delete_all(wmpi_datatype *t);
 /* Free t's remaining entries without callbacks (destruction; takes the
  * attribute lock, a leaf lock, so it may run under the engine lock). */
 void wmpi_type_attr_discard(wmpi_datatype *t);
+
+/* Window attributes (MPI_Win_create_keyval...): the same again. Windows
+ * are never duplicated, so a copy callback is kept but never called. */
+struct wmpi_win;
+typedef int wmpi_win_copy_attr_fn(struct wmpi_win *old, int keyval, void *extra, void *val_in,
+                                  void *val_out, int *flag);
+typedef int wmpi_win_delete_attr_fn(struct wmpi_win *w, int keyval, void *val, void *extra);
+int wmpi_win_keyval_create(wmpi_win_copy_attr_fn *copy, wmpi_win_delete_attr_fn *del,
+                           void *extra, int *keyval);
+int wmpi_win_keyval_free(int keyval);
+int wmpi_win_attr_set(struct wmpi_win *w, int keyval, void *val);
+int wmpi_win_attr_get(struct wmpi_win *w, int keyval, void **val, int *flag);
+int wmpi_win_attr_delete(struct wmpi_win *w, int keyval);
+/* MPI_Win_free: delete every attribute through the delete callbacks. */
+int wmpi_win_attr_delete_all(struct wmpi_win *w);
 
 /* ------------------------------------------------------------ topologies */
 

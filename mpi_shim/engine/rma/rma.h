@@ -84,6 +84,7 @@ typedef struct wmpi_win {
     void *errh;             /* the binding's error handler (NULL: fatal) */
     int syncs;              /* atomic: MPI_Win_sync under ThreadSanitizer */
     char name[64];
+    struct wmpi_attr *attrs; /* cached attributes (objects/attr.c) */
     /* origin side, under `lock` */
     wmpi_lock lock;
     wmpi_rma_op *pending;   /* operations whose answer is not awaited yet */

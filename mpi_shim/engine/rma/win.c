@@ -9,10 +9,12 @@
  * before sending anything, and reports MPI_ERR_RMA_RANGE to its caller
  * rather than to nobody at the target), then starts its service thread.
  *
- * Freeing completes this rank's operations, waits for every rank on the
- * window's communicator - after that barrier no request to this rank is
- * still on its way, as every origin waited for its answers - and only
- * then stops the service thread.
+ * Freeing runs the delete callbacks of the window's attributes (a
+ * callback's error stops the free there: the window stays usable),
+ * completes this rank's operations, waits for every rank on the window's
+ * communicator - after that barrier no request to this rank is still on
+ * its way, as every origin waited for its answers - and only then stops
+ * the service thread.
  *
  * Locking: none here; a window is set up before its handle is returned
  * and torn down after every rank stopped using it.
@@ -129,7 +131,9 @@ int wmpi_win_free(wmpi_win *w)
 
     if (wmpi_win_passive(w) || wmpi_win_pscw_open(w))
         return -EBUSY;
-    err = wmpi_rma_complete(w, -1);
+    err = wmpi_win_attr_delete_all(w);
+    if (!err)
+        err = wmpi_rma_complete(w, -1);
     if (!err)
         err = wmpi_barrier(w->comm);
     if (err)
