@@ -148,6 +148,8 @@ typedef struct clam_run {
     double lost_per_s;  /* the paper's unit */
     double loss_pct;    /* lost / (received + lost) */
     double cpu_pct;     /* receiver process CPU, percent of one CPU */
+    double helper_cpu_pct; /* of which not the worker's: Weft's helpers */
+    double period_us;   /* mean time between two activations */
     double rx_per_s;
     double slice_us;    /* mean slice over activations (adaptive), else 0 */
     double sent_per_s;  /* by the sender over the whole run */

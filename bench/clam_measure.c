@@ -68,6 +68,8 @@ static int parse_result(const char *line, clam_run *out)
     out->lost_per_s = (double)lost / s;
     out->loss_pct = rx + lost ? 100.0 * (double)lost / (double)(rx + lost) : 0;
     out->cpu_pct = 100.0 * (double)cpu / (double)span;
+    out->helper_cpu_pct = 100.0 * (double)(cpu - wcpu) / (double)span;
+    out->period_us = act ? (double)span / (double)act / 1000 : 0;
     out->slice_us = act ? (double)slice / (double)act / 1000 : 0;
     out->ok = 1;
     return 0;

@@ -22,6 +22,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -152,6 +153,22 @@ static void print_result(const snapshot *a, const snapshot *b)
     fflush(stdout);
 }
 
+/* _exit skips the statistics WEFT_IO_STATS=1 asks for at exit: print them
+ * here, with the scheduler's counters, for whoever studies one schedule. */
+static void print_stats_if_asked(clam_strategy strategy)
+{
+    const char *v = getenv("WEFT_IO_STATS");
+    weft_sched_stats st;
+    if (!v || strcmp(v, "1") != 0 || weft_sched_get_stats(&st) != 0)
+        return;
+    fprintf(stderr, "clam receiver (%s): switches %llu preemptions %llu "
+            "deferred %llu idle_sleeps %llu server_yields %llu\n",
+            clam_strategy_name(strategy), (unsigned long long)st.switches, (unsigned long long)st.preemptions,
+            (unsigned long long)st.deferred, (unsigned long long)st.idle_sleeps,
+            (unsigned long long)st.server_yields);
+    weft_io_print_stats(2);
+}
+
 int clam_receiver_main(const clam_spec *s)
 {
     alarm(RECEIVER_LIFETIME_S);
@@ -172,5 +189,6 @@ int clam_receiver_main(const clam_spec *s)
     weft_sleep(s->window_us * 1000);
     snapshot b = take_snapshot(s->threads);
     print_result(&a, &b);
+    print_stats_if_asked(s->strategy);
     _exit(0); /* the work threads never end */
 }
