@@ -1,6 +1,9 @@
 /* Neighbourhood collectives (MPI-3.1 7.6): MPI_Neighbor_allgather(v) and
  * MPI_Neighbor_alltoall(v/w) on Cartesian, graph and distributed-graph
- * communicators, blocking forms.
+ * communicators, and their nonblocking forms MPI_Ineighbor_*, which run
+ * the same code in a thread of their own (coll.h's wmpi_coll_task) after
+ * taking the sequence number in the caller, as the other nonblocking
+ * collectives do.
  *
  * Design: each rank posts one receive per in-neighbour and one send per
  * out-neighbour on the collective context, then waits for all of them
@@ -27,6 +30,7 @@
 
 #include "engine/coll/coll_impl.h"
 #include "engine/objects/comm.h"
+#include "engine/objects/datatype.h"
 #include "engine/coll/neighbor.h"
 
 /* The neighbour lists of c's topology, malloc'd in nb->in (nb->out points
@@ -118,15 +122,11 @@ static void post_recv(wmpi_coll_reqs *q, const wmpi_coll_call *k, int kind,
     wmpi_coll_irecv(q, k, recv_step(k->c, i), buf, count, a->rdt, nb->in[i]);
 }
 
-/* Take the sequence number (first, so it stays in step even on failure),
- * the neighbour lists and room for the requests. */
-static int start(wmpi_comm *c, wmpi_coll_call *k, wmpi_neighbors *nb,
-                 wmpi_coll_reqs *q)
+/* The neighbour lists and room for the requests. */
+static int prepare(const wmpi_comm *c, wmpi_neighbors *nb, wmpi_coll_reqs *q)
 {
-    int err;
+    int err = neighbors_get(c, nb);
 
-    wmpi_coll_begin(k, c);
-    err = neighbors_get(c, nb);
     if (err)
         return err;
     err = wmpi_coll_reqs_init(q, nb->nin + nb->nout);
@@ -135,45 +135,117 @@ static int start(wmpi_comm *c, wmpi_coll_call *k, wmpi_neighbors *nb,
     return err;
 }
 
-static int finish(wmpi_coll_reqs *q, wmpi_neighbors *nb)
+/* Post every receive and send of the collective, then wait for them; the
+ * w-form when w is given, else `kind` with a. */
+static int run(const wmpi_coll_call *k, int kind, const wmpi_coll_args *a,
+               const wmpi_neighbor_w *w)
 {
-    int err = wmpi_coll_reqs_wait(q);
+    wmpi_neighbors nb;
+    wmpi_coll_reqs q;
+    int err = prepare(k->c, &nb, &q);
 
-    free(nb->in);
+    if (err)
+        return err;
+    for (int i = 0; w && i < nb.nin; i++)
+        wmpi_coll_irecv(&q, k, recv_step(k->c, i), (char *)w->rbuf + w->rdispls[i],
+                        w->rcounts[i], w->rdts[i], nb.in[i]);
+    for (int j = 0; w && j < nb.nout; j++)
+        wmpi_coll_isend(&q, k, send_step(k->c, j), (const char *)w->sbuf + w->sdispls[j],
+                        w->scounts[j], w->sdts[j], nb.out[j]);
+    for (int i = 0; !w && i < nb.nin; i++)
+        post_recv(&q, k, kind, a, &nb, i);
+    for (int j = 0; !w && j < nb.nout; j++)
+        post_send(&q, k, kind, a, &nb, j);
+    err = wmpi_coll_reqs_wait(&q);
+    free(nb.in);
     return err;
 }
 
 int wmpi_neighbor_coll(int kind, const wmpi_coll_args *a, wmpi_comm *c)
 {
-    wmpi_neighbors nb;
-    wmpi_coll_reqs q;
     wmpi_coll_call k;
-    int err = start(c, &k, &nb, &q);
 
-    if (err)
-        return err;
-    for (int i = 0; i < nb.nin; i++)
-        post_recv(&q, &k, kind, a, &nb, i);
-    for (int j = 0; j < nb.nout; j++)
-        post_send(&q, &k, kind, a, &nb, j);
-    return finish(&q, &nb);
+    wmpi_coll_begin(&k, c); /* first: it stays in step even on failure */
+    return run(&k, kind, a, NULL);
 }
 
 int wmpi_neighbor_alltoallw(const wmpi_neighbor_w *w, wmpi_comm *c)
 {
-    wmpi_neighbors nb;
-    wmpi_coll_reqs q;
     wmpi_coll_call k;
-    int err = start(c, &k, &nb, &q);
 
-    if (err)
-        return err;
-    for (int i = 0; i < nb.nin; i++)
-        wmpi_coll_irecv(&q, &k, recv_step(c, i), (char *)w->rbuf + w->rdispls[i],
-                        w->rcounts[i], w->rdts[i], nb.in[i]);
-    for (int j = 0; j < nb.nout; j++)
-        wmpi_coll_isend(&q, &k, send_step(c, j),
-                        (const char *)w->sbuf + w->sdispls[j], w->scounts[j],
-                        w->sdts[j], nb.out[j]);
-    return finish(&q, &nb);
+    wmpi_coll_begin(&k, c);
+    return run(&k, 0, NULL, w);
+}
+
+/* ------------------------------------------------------------ nonblocking */
+
+/* A nonblocking neighbourhood collective's own copy of its arguments
+ * (the arrays they point to stay the caller's, as MPI says). */
+typedef struct neighbor_job {
+    wmpi_coll_call k;
+    int kind;
+    wmpi_coll_args a;
+    wmpi_neighbor_w w;
+    int is_w;
+} neighbor_job;
+
+/* Hold the datatypes of a's form while the job runs (the w-form's type
+ * arrays are the caller's to keep valid, as for MPI_Ialltoallw). */
+static void hold_types(const neighbor_job *j, int hold)
+{
+    wmpi_datatype *dts[2] = { j->a.sdt, j->a.rdt };
+
+    for (int i = 0; !j->is_w && i < 2; i++)
+        if (hold)
+            wmpi_datatype_retain(dts[i]);
+        else
+            wmpi_datatype_release(dts[i]);
+}
+
+static int job_run(void *arg)
+{
+    neighbor_job *j = arg;
+    int err = run(&j->k, j->kind, &j->a, j->is_w ? &j->w : NULL);
+
+    hold_types(j, 0);
+    free(j);
+    return err;
+}
+
+static int start_job(neighbor_job *j, wmpi_comm *c, wmpi_request **out)
+{
+    int err;
+
+    hold_types(j, 1);
+    wmpi_coll_begin(&j->k, c); /* in the caller: collectives start in order */
+    err = wmpi_coll_task(c, job_run, j, out);
+    if (err) {
+        hold_types(j, 0);
+        free(j);
+    }
+    return err;
+}
+
+int wmpi_ineighbor_coll(int kind, const wmpi_coll_args *a, wmpi_comm *c, wmpi_request **out)
+{
+    neighbor_job *j = calloc(1, sizeof *j);
+
+    *out = NULL;
+    if (!j)
+        return WEFT_ENOMEM;
+    j->kind = kind;
+    j->a = *a;
+    return start_job(j, c, out);
+}
+
+int wmpi_ineighbor_alltoallw(const wmpi_neighbor_w *w, wmpi_comm *c, wmpi_request **out)
+{
+    neighbor_job *j = calloc(1, sizeof *j);
+
+    *out = NULL;
+    if (!j)
+        return WEFT_ENOMEM;
+    j->w = *w;
+    j->is_w = 1;
+    return start_job(j, c, out);
 }

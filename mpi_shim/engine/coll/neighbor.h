@@ -2,7 +2,7 @@
  * binding/neighbor.c.
  *
  * Errors: those of coll.h (WEFT_ENOMEM, WEFT_EINVAL, the messages').
- * Threads: any thread; the collectives block the caller.
+ * Threads: any thread; the blocking collectives block the caller.
  */
 #ifndef WMPI_NEIGHBOR_H
 #define WMPI_NEIGHBOR_H
@@ -45,5 +45,12 @@ typedef struct wmpi_neighbor_w {
 /* Run MPI_Neighbor_alltoallw on c (which has a topology).
  * Blocks: the caller. */
 int wmpi_neighbor_alltoallw(const wmpi_neighbor_w *w, wmpi_comm *c);
+
+/* The nonblocking forms (MPI_Ineighbor_*): start the collective in a
+ * thread of its own (coll.h's wmpi_coll_task); *out completes with its
+ * error when this rank's part is done. The arrays a and w point to must
+ * stay valid until then. Errors: WEFT_ENOMEM (*out NULL). Blocks: no. */
+int wmpi_ineighbor_coll(int kind, const wmpi_coll_args *a, wmpi_comm *c, wmpi_request **out);
+int wmpi_ineighbor_alltoallw(const wmpi_neighbor_w *w, wmpi_comm *c, wmpi_request **out);
 
 #endif /* WMPI_NEIGHBOR_H */
