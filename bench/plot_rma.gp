@@ -14,9 +14,9 @@ if (!exists("csv")) csv = "bench-out/rma.csv"
 if (!exists("out")) out = "bench-out/rma.png"
 
 if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
-    set terminal pngcairo size 1500, 520 noenhanced font ",10"
+    set terminal pngcairo size 1500, 600 noenhanced font ",10"
 } else {
-    set terminal png size 1500, 520 noenhanced
+    set terminal png size 1500, 600 noenhanced
 }
 set output out
 set datafile separator ","
@@ -45,6 +45,7 @@ plot for [i = 1:3] csv every ::1 \
         with yerrorbars lc i pt 7 ps 1.2 notitle
 
 set title "put bandwidth, 64 puts per flush"
+set key bottom right
 set ylabel "MB/s (log scale)"
 set xtics ("64 KiB" 0, "1 MiB" 1)
 plot for [i = 1:3] csv every ::1 \
@@ -60,7 +61,7 @@ set xlabel "compute threads per target CPU, N"
 set logscale x
 set xrange [0.7:150]
 set xtics ("1" 1, "10" 10, "100" 100)
-set key below maxrows 3
+set key below horizontal maxrows 3 width -4
 plot for [i = 1:3] csv every ::1 \
         using 9:(selm(word(variants, i), "get_p50", 5, 1)):(selm(word(variants, i), "get_p50", 6, 1)):(selm(word(variants, i), "get_p50", 7, 1)) \
         with yerrorlines lc i lw 2 dt 1 pt 7 title word(variants, i) . " p50", \
