@@ -5,8 +5,9 @@
  * given twice adds its slots); a hostfile has one host per line, "name",
  * "name slots=N" or "name:N" (so Hydra's -f files read as well), '#' starts
  * a comment. --host and --hostfile together use both lists, hostfile
- * first. Without either, every rank runs here ("localhost", unlimited
- * slots).
+ * first. Without either, inside a Slurm allocation the allocation's nodes
+ * and tasks per node (slurm.c), else every rank runs here ("localhost",
+ * unlimited slots).
  *
  * Placement is by slot: fill the first host's slots, then the next host's,
  * in order. When -n exceeds the slots, placement wraps around the list
@@ -193,6 +194,13 @@ int wl_hosts_load(const struct wl_opts *o, struct wl_hosts *h)
         err = load_file(h, o->hostfile);
     if (!err && o->hosts)
         err = load_list(h, o->hosts);
+    if (!err && h->n == 0 && wl_slurm_in_allocation()) {
+        char *list;
+        err = wl_slurm_host_list(&list);
+        if (!err)
+            err = load_list(h, list);
+        free(list);
+    }
     if (!err && h->n == 0)
         err = add_host(h, "localhost", 0);
     return err;

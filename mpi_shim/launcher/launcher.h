@@ -6,6 +6,7 @@
  *              termination (SIGTERM, grace, SIGKILL), timeout, signals
  *   poll.c     the poll set, the clock, wl_say
  *   hosts.c    --host / --hostfile, slots, rank placement, locality
+ *   slurm.c    the hosts and launch agent of a Slurm allocation
  *   spawn.c    starting ranks: environment, fork/exec, launch agents
  *   remote.c   the helper that starts a rank on another host
  *   wireup.c   the control server: secret check, all-gather, finalize, abort
@@ -204,6 +205,21 @@ int wl_hosts_default_np(const struct wl_hosts *h);
 void wl_hosts_place(struct wl_hosts *h, struct wl_rank *r, int n);
 int wl_hosts_any_remote(const struct wl_hosts *h);
 void wl_hosts_free(struct wl_hosts *h);
+
+/* slurm.c: mpirun inside a Slurm allocation */
+#define WL_SLURM_AGENT "srun --nodes=1 --ntasks=1 --nodelist={host} --overlap --mpi=none --quiet"
+/* Whether mpirun runs inside one (SLURM_JOB_ID and SLURM_JOB_NODELIST). */
+int wl_slurm_in_allocation(void);
+/* The allocation as a --host list ("node:slots,..."), malloc'd in *out;
+ * -EINVAL (said why) if its variables cannot be read, -ENOMEM. */
+int wl_slurm_host_list(char **out);
+/* Expand a Slurm host list ("n[1-3,07],m") into *n names (free them with
+ * wl_slurm_free_hosts); -EINVAL if malformed, -E2BIG, -ENOMEM. */
+int wl_slurm_expand_hosts(const char *list, char ***names, int *n);
+void wl_slurm_free_hosts(char **names, int n);
+/* Read SLURM_TASKS_PER_NODE ("2(x3),1") into slots[0..n-1]; -EINVAL unless
+ * it names exactly n nodes. */
+int wl_slurm_tasks(const char *spec, int *slots, int n);
 
 /* spawn.c */
 int wl_spawn_all(struct wl_job *j);

@@ -104,8 +104,9 @@ static void usage(FILE *f)
           "                        and .../stderr\n"
           "  --stdin RANK|none     the rank that reads mpirun's stdin (default 0)\n"
           "  --timeout S           stop the job after S seconds, exit status 124\n"
-          "  --launch-agent CMD    how to start ranks on other hosts (default ssh);\n"
-          "                        {host} in CMD is replaced by the host name\n"
+          "  --launch-agent CMD    how to start ranks on other hosts (default ssh, or\n"
+          "                        srun inside a Slurm allocation); {host} in CMD is\n"
+          "                        replaced by the host name\n"
           "  --control-address IP  the address remote ranks reach mpirun at\n"
           "  -v, --verbose         say what mpirun does\n"
           "  -V, --version         print the version\n"
@@ -119,7 +120,10 @@ static void usage(FILE *f)
           "Environment: WEFT_MPIRUN_RSH (launch agent), WEFT_MPIRUN_CONTROL_ADDRESS,\n"
           "  WEFT_MPIRUN_KILL_GRACE (seconds from SIGTERM to SIGKILL, default 1),\n"
           "  WEFT_MPIRUN_REMOTE_PATH (mpirun's path on remote hosts), MPIEXEC_TIMEOUT.\n"
-          "Every WEFT_* variable is passed to remote ranks; local ranks inherit all.\n\n"
+          "Every WEFT_* variable is passed to remote ranks; local ranks inherit all.\n"
+          "Inside a Slurm allocation (salloc, sbatch) without --host or --hostfile,\n"
+          "  the hosts and their slots are the allocation's (SLURM_JOB_NODELIST,\n"
+          "  SLURM_TASKS_PER_NODE), and -n defaults to its tasks.\n\n"
           "Exit status: 0 if every rank exited 0 after MPI_Finalize (or never called\n"
           "MPI_Init); else the first failure's: the rank's exit code, 128+signal if it\n"
           "was killed, the MPI_Abort code, 1 for an exit without MPI_Finalize, 124 for\n"
@@ -349,6 +353,8 @@ static void defaults(struct wl_opts *o)
 {
     const char *e;
     *o = (struct wl_opts){ .grace = 1, .agent = "ssh" };
+    if (wl_slurm_in_allocation())
+        o->agent = WL_SLURM_AGENT;
     if ((e = getenv("WEFT_MPIRUN_RSH")) && *e)
         o->agent = e;
     if ((e = getenv("WEFT_MPIRUN_CONTROL_ADDRESS")) && *e)
