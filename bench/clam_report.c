@@ -1,8 +1,8 @@
 /* bench/clam, report: the paper's layout (work done and packet loss against
  * the inter-arrival time, one row per schedule; the same against rho for
- * the Markov source), the receiver's CPU, the adaptive slices beside the
- * one slice the paper's text quotes, the goal lines, the `result:` lines
- * and the CSV.
+ * the Markov source), packets received, CPU, the receive thread's
+ * activations and adaptive slices beside the one slice the paper's text
+ * quotes, the goal lines, the `result:` lines and the CSV.
  *
  * A figure is the median over the repeats [min-max]. Work is in percent of
  * the baseline measured at the same point in the same repeat, per second
@@ -29,12 +29,12 @@ enum { M_WORK_CPU, M_WORK, M_RX, M_LOST, M_LOSS_PCT, M_CPU, M_HELPER_CPU,
        M_PERIOD, M_SLICE, M_WORK_ABS, M_SENT, M_COUNT };
 
 static const char *const metric_names[M_COUNT] = {
-    "work_cpu_pct", "work_pct", "received_per_s", "lost_per_s", "loss_pct", "cpu_pct",
-    "helper_cpu_pct", "period_us", "slice_us", "work_per_s", "sent_per_s"};
+    "work_cpu_pct", "work_pct",       "received_per_s", "lost_per_s",
+    "loss_pct",     "cpu_pct",        "helper_cpu_pct", "period_us",
+    "slice_us",     "work_per_s",     "sent_per_s"};
 static const char *const metric_units[M_COUNT] = {
-    "percent", "percent", "pkt/s", "pkt/s", "percent", "percent", "percent",
-    "us", "us",
-    "ops/s", "pkt/s"};
+    "percent", "percent", "pkt/s", "pkt/s", "percent", "percent",
+    "percent", "us",      "us",    "ops/s", "pkt/s"};
 
 /* ---------------------------------------------------------- cell stats */
 

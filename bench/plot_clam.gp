@@ -1,7 +1,7 @@
 # Chart of bench/clam (the CSV written by bench/clam), in the paper's
-# layout: work done (% of the no-traffic baseline) and packets lost per
-# second against the mean inter-arrival time (Poisson source, log x), and
-# the same against rho (the paper's Markov source); one line per schedule,
+# layout: work done (per second of the worker's CPU, % of the no-traffic
+# baseline's) and packets lost per second against the mean inter-arrival
+# time (Poisson source, log x), and the same against rho (the paper's Markov source); one line per schedule,
 # Weft's (solid) and the paper's (dashed).
 # Usage: gnuplot -e "csv='bench-out/clam.csv'; out='bench-out/clam.png'" plot_clam.gp
 # CSV columns: 1 bench, 2 case, 3 variant, 4 metric, 5 median, 6 min, 7 max,
@@ -28,12 +28,13 @@ set key outside right top vertical
 set multiplot layout 2, 2 title "bench/clam: receive-thread schedules (CLAM paper, times / 100)"
 
 set logscale x
+set xrange [70:3500]
 set xlabel "mean inter-arrival time, us (Poisson; log scale)"
-set ylabel "work done, % of no-traffic baseline"
+set ylabel "work per worker CPU second, % of no-traffic baseline"
 set title "work done vs inter-arrival time (paper Figs. 3a, 5a, 7a, 8a, 9a)"
-plot for [i = 1:words(weft)] csv every ::1 using 10:(sel("poisson", word(weft, i), "work_pct")) \
+plot for [i = 1:words(weft)] csv every ::1 using 10:(sel("poisson", word(weft, i), "work_cpu_pct")) \
         with linespoints lc i lw 2 pt 7 title word(weft, i), \
-     for [i = 1:words(paper)] csv every ::1 using 10:(sel("poisson", word(paper, i), "work_pct")) \
+     for [i = 1:words(paper)] csv every ::1 using 10:(sel("poisson", word(paper, i), "work_cpu_pct")) \
         with linespoints lc (i + 4) lw 1.5 dt 2 pt 6 title word(paper, i)
 
 set ylabel "packets lost per second"
@@ -44,12 +45,13 @@ plot for [i = 1:words(weft)] csv every ::1 using 10:(sel("poisson", word(weft, i
         with linespoints lc (i + 4) lw 1.5 dt 2 pt 6 title word(paper, i)
 
 unset logscale x
+set xrange [-0.7:1.0]
 set xlabel "correlation rho (Markov source: 100 us in H, 1 ms in L)"
-set ylabel "work done, % of no-traffic baseline"
+set ylabel "work per worker CPU second, % of no-traffic baseline"
 set title "work done vs rho (paper Figs. 10a, 11a)"
-plot for [i = 1:words(weft)] csv every ::1 using 10:(sel("markov", word(weft, i), "work_pct")) \
+plot for [i = 1:words(weft)] csv every ::1 using 10:(sel("markov", word(weft, i), "work_cpu_pct")) \
         with linespoints lc i lw 2 pt 7 title word(weft, i), \
-     for [i = 1:words(paper)] csv every ::1 using 10:(sel("markov", word(paper, i), "work_pct")) \
+     for [i = 1:words(paper)] csv every ::1 using 10:(sel("markov", word(paper, i), "work_cpu_pct")) \
         with linespoints lc (i + 4) lw 1.5 dt 2 pt 6 title word(paper, i)
 
 set ylabel "packets lost per second"
