@@ -23,10 +23,11 @@ WEFT_JOBS="${WEFT_JOBS:-2}"
 # started by Open MPI's mpirun or srun --mpi=pmix. iproute2 (ip) makes the
 # network namespaces that test_mpirun_netns_hosts runs its hosts in. gdb
 # drives the gdb extension's test (test_gdb_stuck_rank). clang and its
-# runtime libraries (libFuzzer) build ci/test's fuzz targets.
+# runtime libraries (libFuzzer) build ci/test's fuzz targets. Slurm's
+# daemons, client and munge make ci/slurm.sh's one-node cluster.
 WEFT_DEB_PACKAGES=(cmake ninja-build gcc g++ pkg-config libhwloc-dev libcmocka-dev
                    gnuplot-nox openmpi-bin libopenmpi-dev libpmix-dev iproute2
-                   gdb clang libclang-rt-14-dev)
+                   gdb clang libclang-rt-14-dev slurmctld slurmd slurm-client munge)
 
 say() { printf '\n==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
