@@ -21,7 +21,9 @@
  * Per point: datagrams received and lost (sequence gaps, as the paper
  * counts them), work (CopyBuffer operations per second, in percent of a
  * baseline run beside it: the work threads alone, no receive thread, no
- * traffic), the receiver's CPU, the adaptive schedules' mean slice. Each
+ * traffic), the receiver's CPU, the adaptive schedules' mean slice. A
+ * control, `unread`, runs the work threads under traffic that nobody reads:
+ * what the traffic itself (the sender, the kernel) costs them. Each
  * measurement is a fresh receiver process (clam_measure.c); repeats are
  * the outer loop and the order of schedules rotates, so slow drift on a
  * shared machine spreads over all of them.

@@ -30,6 +30,7 @@
 
 typedef enum clam_strategy {
     CLAM_NONE = 0, /* work threads alone, no receive thread: the baseline */
+    CLAM_UNREAD,   /* no receive thread, traffic on: what the traffic costs */
     CLAM_POLLING,  /* Weft's I/O server, WEFT_IO_POLLING */
     CLAM_SIGNAL,   /* Weft's I/O server, the socket in weft_fd_set_sigio mode */
     CLAM_BLOCKER,  /* Weft's I/O server, WEFT_IO_BLOCKING */

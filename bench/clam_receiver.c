@@ -178,7 +178,7 @@ int clam_receiver_main(const clam_spec *s)
     /* Starting threads must not cost main a round of slices. */
     check(weft_thread_set_priority(weft_thread_self(), WEFT_PRIO_MAX),
           "weft_thread_set_priority");
-    if (s->strategy != CLAM_NONE)
+    if (s->strategy != CLAM_NONE && s->strategy != CLAM_UNREAD)
         check(clam_strategy_start(s->strategy, s->udp_fd, &counters),
               "receive strategy");
     start_work_threads(s->threads);

@@ -60,6 +60,8 @@ static int metric_applies(clam_strategy s, int m)
 {
     if (s == CLAM_NONE)
         return m == M_WORK_ABS || m == M_CPU || m == M_HELPER_CPU;
+    if (s == CLAM_UNREAD)
+        return m == M_WORK_CPU || m == M_WORK || m == M_CPU;
     if (m == M_SLICE)
         return s == CLAM_SANR || s == CLAM_SAINR;
     return 1;

@@ -6,8 +6,8 @@
 #include <string.h>
 
 static const char *const strategy_names[CLAM_NSTRATEGIES] = {
-    "none", "polling", "signal", "blocker", "default",
-    "SPR",  "SNR",     "SANR",   "SINR",    "SAINR"};
+    "none", "unread", "polling", "signal", "blocker",
+    "default", "SPR", "SNR", "SANR", "SINR", "SAINR"};
 
 const char *clam_strategy_name(clam_strategy s)
 {
