@@ -43,8 +43,8 @@
  * N = 10 and 100, <= 3x its own p99 at N = 1.
  *
  * Output: tables, goals, `result:` lines (bench=rma), a CSV
- * (bench-out/rma.csv) and a PNG (plot_rma.gp). Default run: about 3
- * minutes; --quick: about 30 s.
+ * (bench-out/rma.csv) and a PNG (plot_rma.gp). Default run: about 3.5
+ * minutes; --quick: about 40 s.
  */
 #include "rma.h"
 
