@@ -53,6 +53,7 @@ static const struct setting settings[] = {
     { "WEFT_EAGER_LIMIT", "65536", "largest MPI message sent eagerly, bytes" },
     { "WEFT_MPI_BIND", "core", "core: bind each rank to its share of the CPUs" },
     { "WEFT_MPI_TRANSPORT", "auto", "auto (shm on one host, else tcp), tcp or shm" },
+    { "WEFT_MPI_TCP_TIMEOUT", "30", "seconds before a silent TCP peer is given up; 0: kernel's" },
     { "WEFT_MPI_CMA", "0", "single-copy (process_vm_readv) threshold, bytes; 0: off" },
     { "WEFT_MPI_SHM_COLL", "1", "0: collectives as messages, not shared-memory slots" },
     { "WEFT_MPI_BACKTRACE", "1", "0: no report of a rank killed by a fatal signal" },

@@ -551,5 +551,6 @@ const struct wmpi_transport_ops wmpi_shm_ops = {
     .progress = shm_progress,
     .pollfd = shm_pollfd,
     .sleeping = shm_sleeping,
+    .where = NULL,
     .destroy = shm_destroy,
 };

@@ -478,6 +478,11 @@ fail:
     return err;
 }
 
+static const char *tcp_where(struct wmpi_transport *t, int peer)
+{
+    return peer >= 0 && peer < t->size && t->peers[peer].where[0] ? t->peers[peer].where : NULL;
+}
+
 const struct wmpi_transport_ops wmpi_tcp_ops = {
     .name = "tcp",
     .create = tcp_create,
@@ -486,5 +491,6 @@ const struct wmpi_transport_ops wmpi_tcp_ops = {
     .progress = tcp_progress,
     .pollfd = tcp_pollfd,
     .sleeping = NULL,
+    .where = tcp_where,
     .destroy = tcp_destroy,
 };

@@ -15,6 +15,7 @@
 typedef struct tcp_peer {
     int fd;            /* -1: no connection (self, or lost) */
     int rank;          /* world rank */
+    char where[16];    /* its IPv4 address, for messages; "" if unknown */
     unsigned armed;    /* epoll events currently watched */
     /* sending: frames in order; the head may be partly written */
     wmpi_frame *sq_head, *sq_tail;

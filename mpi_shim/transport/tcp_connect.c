@@ -156,13 +156,66 @@ static int wait_fd(int fd, unsigned events, int64_t deadline)
     return r < 0 ? r : 0;
 }
 
-static int finish_socket(int fd)
+/* WEFT_MPI_TCP_TIMEOUT: seconds after which a connection whose peer
+ * stopped answering is given up (default 30; 0: the kernel's own rules,
+ * which may wait for hours on an idle connection). */
+static int dead_peer_seconds(void)
+{
+    const char *s = getenv("WEFT_MPI_TCP_TIMEOUT");
+    char *end;
+    long v;
+
+    if (!s || !*s)
+        return 30;
+    v = strtol(s, &end, 10);
+    if (*end || v < 0 || v > 86400) {
+        fprintf(stderr, "weft-mpi: ignoring malformed WEFT_MPI_TCP_TIMEOUT=%s (seconds)\n", s);
+        return 30;
+    }
+    return (int)v;
+}
+
+/* A peer that vanishes (its host down, a link cut) must end the job
+ * within the bound, never hang it: TCP_USER_TIMEOUT bounds data left
+ * unacknowledged, and keepalive probes find a silent peer of an idle
+ * connection (a rank blocked in MPI_Recv) after about the same time.
+ * Failures are not fatal: the connection then has the kernel's rules. */
+static void bound_dead_peer(int fd, int seconds)
+{
+    int on = 1, idle = seconds / 2 > 0 ? seconds / 2 : 1;
+    int intvl = seconds / 10 > 0 ? seconds / 10 : 1;
+    int cnt = (seconds - idle) / intvl > 0 ? (seconds - idle) / intvl : 1;
+    unsigned ms = (unsigned)seconds * 1000u;
+
+    if (seconds == 0)
+        return;
+    (void)setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof ms);
+}
+
+/* The peer's address, kept for the message that reports its loss. */
+static void note_where(tcp_peer *p)
+{
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+
+    p->where[0] = '\0';
+    if (getpeername(p->fd, (struct sockaddr *)&a, &len) == 0 && a.sin_family == AF_INET)
+        inet_ntop(AF_INET, &a.sin_addr, p->where, sizeof p->where);
+}
+
+static int finish_socket(tcp_peer *p, int dead_s)
 {
     int one = 1;
 
-    if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0)
+    if (setsockopt(p->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0)
         return -errno;
-    return fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ? -errno : 0;
+    bound_dead_peer(p->fd, dead_s);
+    note_where(p);
+    return fcntl(p->fd, F_SETFL, fcntl(p->fd, F_GETFL) | O_NONBLOCK) < 0 ? -errno : 0;
 }
 
 /* ------------------------------------------------------------- connect */
@@ -408,11 +461,11 @@ static int connect_lower(struct wmpi_transport *t, const card *cards, int64_t de
 
 static int finish_all(struct wmpi_transport *t)
 {
-    int err = 0;
+    int err = 0, dead_s = dead_peer_seconds();
 
     for (int r = 0; r < t->size && !err; r++)
         if (t->peers[r].fd >= 0)
-            err = finish_socket(t->peers[r].fd);
+            err = finish_socket(&t->peers[r], dead_s);
     return err;
 }
 

@@ -108,6 +108,9 @@ struct wmpi_transport_ops {
      * sleep on pollfd (asleep 1; return 1 if progress() has work already)
      * or woke (asleep 0). Called without the engine lock; never blocks. */
     int (*sleeping)(wmpi_transport *t, int asleep);
+    /* Optional: where `peer` is, for messages (an address); NULL if
+     * unknown. Never blocks. */
+    const char *(*where)(wmpi_transport *t, int peer);
     /* Close every connection and release `t`. */
     void (*destroy)(wmpi_transport *t);
 };

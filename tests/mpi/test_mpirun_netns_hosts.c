@@ -21,6 +21,11 @@
  *   - tcp: no rank maps shared memory, each has 3 TCP peers;
  *   - both: a shared window over all four ranks is refused on every rank
  *     (MPI_ERR_RMA_SHARED: two hosts cannot share memory);
+ *   - link down: the veth link goes down under a job of collectives
+ *     forever (WEFT_MPI_TCP_TIMEOUT=3); the job ends on its own, before
+ *     mpirun's --timeout, non-zero, with a rank saying which rank it lost
+ *     and at which address of the other namespace; the link comes back
+ *     up for the next test;
  *   - shm: MPI_Init fails and names, for the rank that reports it, the
  *     first rank of the other namespace as unreachable; no rank runs.
  * After each: no process left. The namespaces (and so the veth pair) are
@@ -283,6 +288,41 @@ static void test_shm_only_fails(void **state)
     assert_int_equal(wt_leftovers(), 0);
 }
 
+/* A link cut under a running job ends it (keepalive and TCP_USER_TIMEOUT
+ * find the silent peers), never hangs it. */
+static void test_link_down(void **state)
+{
+    (void)state;
+    need_namespaces();
+    char hosts[160];
+    snprintf(hosts, sizeof hosts, "%s:2,%s:2", ns[0], ns[1]);
+    assert_int_equal(wt_job_start(&job, WT_ARGV(ip_path, "netns", "exec", ns[0], WT_MPIRUN,
+                                                "--launch-agent", agent, "--control-address",
+                                                ADDR_A, "--host", hosts, "-n", "4", "--timeout",
+                                                TIMEOUT_S, "-x", "WEFT_MPI_TCP_TIMEOUT=3",
+                                                WT_MPI_PROG, "barriers"),
+                                  NULL, 0), 0);
+    if (wt_job_wait_lines(&job, "ready ", 4, BOUND_S) != 0)
+        fail_msg("the job did not start; stdout:\n%s\nstderr:\n%s", job.out, job.err);
+    int down = IP("-n", ns[0], "link", "set", veth[0], "down");
+    int st = wt_job_finish(&job, BOUND_S);
+    int up = IP("-n", ns[0], "link", "set", veth[0], "up");
+    assert_int_equal(down, 0);
+    assert_int_equal(up, 0);
+    WT_ASSERT_STATUS(&job, st, st > 0 && st != 124); /* failed, and on its own */
+    int named = 0;
+    const char *key = "lost the connection to rank ";
+    for (const char *l = strstr(job.err, key); l; l = strstr(l + 1, key)) {
+        int p = -1;
+        char addr[32] = "";
+        if (sscanf(l + strlen(key), "%d (tcp to %31[0-9.]", &p, addr) == 2)
+            named += !strcmp(addr, p < 2 ? ADDR_A : ADDR_B);
+    }
+    if (!named)
+        fail_msg("no rank names the rank and address it lost; stderr:\n%s", job.err);
+    assert_int_equal(wt_leftovers(), 0);
+}
+
 int main(int argc, char **argv)
 {
     wt_launch_init(argc, argv);
@@ -290,6 +330,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_auto_is_mixed, teardown),
         cmocka_unit_test_teardown(test_tcp_only, teardown),
         cmocka_unit_test_teardown(test_shm_only_fails, teardown),
+        cmocka_unit_test_teardown(test_link_down, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

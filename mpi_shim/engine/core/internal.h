@@ -199,6 +199,8 @@ wmpi_transport *wmpi_route_shm(void);
 /* "shm", "tcp" or "self": which transport carries frames to world rank
  * `peer` (for error messages). Never blocks. */
 const char *wmpi_route_name(int peer);
+/* Where the transport reaches `peer` (an address), or NULL. */
+const char *wmpi_route_where(int peer);
 
 typedef struct wmpi_engine {
     wmpi_lock lock;

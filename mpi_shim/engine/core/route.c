@@ -188,6 +188,14 @@ const char *wmpi_route_name(int peer)
     return i == NO_ROUTE ? "self" : rt->tr[i].ops->name;
 }
 
+const char *wmpi_route_where(int peer)
+{
+    wmpi_route *rt = &wmpi_eng.route;
+    int i = rt->peer && peer >= 0 && peer < wmpi_eng.size ? rt->peer[peer] : NO_ROUTE;
+
+    return i == NO_ROUTE || !rt->tr[i].ops->where ? NULL : rt->tr[i].ops->where(rt->tr[i].tp, peer);
+}
+
 wmpi_transport *wmpi_route_shm(void)
 {
     wmpi_route *rt = &wmpi_eng.route;

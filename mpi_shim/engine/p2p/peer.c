@@ -44,8 +44,10 @@ void wmpi_peer_lost_locked(int peer, int err)
     p->lost_err = -ECONNRESET;
     if (p->bye)
         return;
-    fprintf(stderr, "weft-mpi: rank %d: lost the connection to rank %d (%s, %s)\n",
-            wmpi_eng.rank, peer, wmpi_route_name(peer), strerror(err < 0 ? -err : err));
+    const char *where = wmpi_route_where(peer);
+    fprintf(stderr, "weft-mpi: rank %d: lost the connection to rank %d (%s%s%s, %s)\n",
+            wmpi_eng.rank, peer, wmpi_route_name(peer), where ? " to " : "", where ? where : "",
+            strerror(err < 0 ? -err : err));
     fail_list(&p->rts, p->lost_err);
     fail_list(&p->rndv, p->lost_err);
     wmpi_mq_fail_peer_locked(peer, p->lost_err);
