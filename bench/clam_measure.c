@@ -22,6 +22,7 @@
 
 #define READY_TIMEOUT_MS 20000
 #define REAP_TIMEOUT_NS  5000000000LL
+#define FAILED_REAP_NS   1000000000LL
 
 typedef struct child_out {
     int fd;
@@ -110,6 +111,13 @@ static double feed(clam_strategy s, const clam_arrival *a, int tx,
     return (double)sent / ((double)(bench_now_ns() - t0) / 1e9);
 }
 
+/* Why a measurement failed, for the message. */
+static const char *failure(int got_ready, int got_line)
+{
+    return !got_ready ? "no ready line" : !got_line ? "no result line"
+                                                    : "malformed result line";
+}
+
 static int run_child(clam_strategy s, const clam_arrival *a,
                      const clam_limits *lim, int rx, int tx, uint64_t seed,
                      clam_run *out)
@@ -119,17 +127,22 @@ static int run_child(clam_strategy s, const clam_arrival *a,
     pid_t pid = spawn_receiver(s, lim, rx, &o.fd);
     if (pid < 0)
         return -1;
-    int rc = read_line(&o, line, sizeof line, READY_TIMEOUT_MS) == 0 &&
-                     strcmp(line, "ready") == 0 ? 0 : -1;
-    if (rc == 0) {
+    int ready = read_line(&o, line, sizeof line, READY_TIMEOUT_MS) == 0 &&
+                strcmp(line, "ready") == 0;
+    int got = 0, rc = -1;
+    if (ready) {
         out->sent_per_s = feed(s, a, tx, o.fd, seed);
-        rc = read_line(&o, line, sizeof line, READY_TIMEOUT_MS) == 0
-                 ? parse_result(line, out) : -1;
+        got = read_line(&o, line, sizeof line, READY_TIMEOUT_MS) == 0;
+        rc = got ? parse_result(line, out) : -1;
     }
     close(o.fd);
-    if (lb_reap(pid, rc == 0 ? REAP_TIMEOUT_NS : 0, rc == 0 ? "receiver" : NULL)
-        != 0 || rc != 0) {
-        fprintf(stderr, "clam: %s run failed\n", clam_strategy_name(s));
+    /* A receiver that failed may still run: give it a moment to end on its
+     * own, so that a crash is reported as one, then kill it. */
+    int reaped = lb_reap(pid, rc == 0 ? REAP_TIMEOUT_NS : FAILED_REAP_NS,
+                         "receiver");
+    if (rc != 0 || reaped != 0) {
+        fprintf(stderr, "clam: %s run failed (%s)\n", clam_strategy_name(s),
+                rc != 0 ? failure(ready, got) : "exit status");
         return -1;
     }
     return 0;
