@@ -40,7 +40,7 @@ int wbind_check_p2p(const void *buf, int count, MPI_Datatype dt, int peer,
         return MPI_ERR_COMM;
     if (count < 0)
         return MPI_ERR_COUNT;
-    if (!dt || !wmpi_datatype_committed(dt)) /* derived: committed? */
+    if (!wmpi_datatype_committed(dt)) /* a valid handle; derived: committed? */
         return MPI_ERR_TYPE;
     if (!wmpi_datatype_fits(dt, count)) /* no buffer spans 2^63 bytes */
         return MPI_ERR_COUNT;

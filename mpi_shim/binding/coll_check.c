@@ -26,7 +26,7 @@ _Static_assert(MPI_ROOT == WMPI_ROOT, "MPI_ROOT");
 
 static int bad_type(MPI_Datatype dt)
 {
-    return !dt || !wmpi_datatype_committed(dt);
+    return !wmpi_datatype_committed(dt);
 }
 
 int wbind_check_coll_buf(const void *buf, int count, MPI_Datatype dt)

@@ -262,7 +262,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     WMPI_NEED_INIT("MPI_Comm_create");
     if ((cls = check_new(comm, newcomm, INTER_OK)))
         return wbind_fail(comm, cls, "MPI_Comm_create");
-    if (!group)
+    if (!wmpi_group_is_valid(group))
         return wbind_fail(comm, MPI_ERR_GROUP, "MPI_Comm_create");
     err = wmpi_comm_create(comm, group, &nc);
     if (err == WEFT_EINVAL) /* not a subgroup of comm's group */
@@ -280,7 +280,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
     WMPI_NEED_INIT("MPI_Comm_create_group");
     if ((cls = check_new(comm, newcomm, INTER_UNSUPPORTED)))
         return wbind_fail(comm, cls, "MPI_Comm_create_group");
-    if (!group)
+    if (!wmpi_group_is_valid(group))
         return wbind_fail(comm, MPI_ERR_GROUP, "MPI_Comm_create_group");
     if (tag < 0 || tag > WMPI_TAG_UB)
         return wbind_fail(comm, MPI_ERR_TAG, "MPI_Comm_create_group");

@@ -37,7 +37,7 @@ static int group_made(int err, wmpi_group *const *g, MPI_Group *out,
 int PMPI_Group_size(MPI_Group group, int *size)
 {
     WMPI_NEED_INIT("MPI_Group_size");
-    if (!group)
+    if (!wmpi_group_is_valid(group))
         return group_fail(MPI_ERR_GROUP, "MPI_Group_size");
     if (!size)
         return group_fail(MPI_ERR_ARG, "MPI_Group_size");
@@ -49,7 +49,7 @@ WMPI_ALIAS(Group_size)
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
     WMPI_NEED_INIT("MPI_Group_rank");
-    if (!group)
+    if (!wmpi_group_is_valid(group))
         return group_fail(MPI_ERR_GROUP, "MPI_Group_rank");
     if (!rank)
         return group_fail(MPI_ERR_ARG, "MPI_Group_rank");
@@ -64,7 +64,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
     const char *fn = "MPI_Group_translate_ranks";
 
     WMPI_NEED_INIT("MPI_Group_translate_ranks");
-    if (!group1 || !group2)
+    if (!wmpi_group_is_valid(group1) || !wmpi_group_is_valid(group2))
         return group_fail(MPI_ERR_GROUP, fn);
     if (n < 0 || (n > 0 && (!ranks1 || !ranks2)))
         return group_fail(MPI_ERR_ARG, fn);
@@ -77,7 +77,7 @@ WMPI_ALIAS(Group_translate_ranks)
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
     WMPI_NEED_INIT("MPI_Group_compare");
-    if (!group1 || !group2)
+    if (!wmpi_group_is_valid(group1) || !wmpi_group_is_valid(group2))
         return group_fail(MPI_ERR_GROUP, "MPI_Group_compare");
     if (!result)
         return group_fail(MPI_ERR_ARG, "MPI_Group_compare");
@@ -91,7 +91,7 @@ WMPI_ALIAS(Group_compare)
 static int check_select(MPI_Group group, int n, const void *list,
                         const MPI_Group *out)
 {
-    if (!group)
+    if (!wmpi_group_is_valid(group))
         return MPI_ERR_GROUP;
     if (n < 0 || (n > 0 && !list) || !out)
         return MPI_ERR_ARG;
@@ -164,7 +164,7 @@ static int set_op(set_fn *op, MPI_Group a, MPI_Group b, MPI_Group *out,
     wmpi_group *g = NULL;
 
     WMPI_NEED_INIT(fn);
-    if (!a || !b)
+    if (!wmpi_group_is_valid(a) || !wmpi_group_is_valid(b))
         return group_fail(MPI_ERR_GROUP, fn);
     if (!out)
         return group_fail(MPI_ERR_ARG, fn);
@@ -194,7 +194,7 @@ WMPI_ALIAS(Group_difference)
 int PMPI_Group_free(MPI_Group *group)
 {
     WMPI_NEED_INIT("MPI_Group_free");
-    if (!group || !*group)
+    if (!group || !wmpi_group_is_valid(*group))
         return group_fail(MPI_ERR_GROUP, "MPI_Group_free");
     wmpi_group_release(*group);
     *group = MPI_GROUP_NULL;

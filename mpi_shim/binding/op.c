@@ -56,7 +56,7 @@ static int check_reduce_local(const void *inbuf, const void *inoutbuf,
 {
     if (!op)
         return MPI_ERR_OP;
-    if (!dt)
+    if (!wmpi_datatype_is_valid(dt))
         return MPI_ERR_TYPE;
     if (!wmpi_op_valid(op, dt))
         return MPI_ERR_OP;

@@ -29,7 +29,7 @@ static int check(int count, MPI_Datatype dt, const void *typed,
         return MPI_ERR_COMM;
     if (count < 0)
         return MPI_ERR_COUNT;
-    if (!dt || !wmpi_datatype_committed(dt))
+    if (!wmpi_datatype_committed(dt))
         return MPI_ERR_TYPE;
     if (!position || size < 0 || *position < 0)
         return MPI_ERR_ARG;
@@ -87,7 +87,7 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
         return wbind_fail(comm, MPI_ERR_COMM, "MPI_Pack_size");
     if (incount < 0)
         return wbind_fail(comm, MPI_ERR_COUNT, "MPI_Pack_size");
-    if (!datatype)
+    if (!wmpi_datatype_is_valid(datatype))
         return wbind_fail(comm, MPI_ERR_TYPE, "MPI_Pack_size");
     if (!size)
         return wbind_fail(comm, MPI_ERR_ARG, "MPI_Pack_size");

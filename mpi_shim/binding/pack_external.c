@@ -35,7 +35,7 @@ static int check(const char *datarep, int count, MPI_Datatype dt,
         return MPI_ERR_ARG;
     if (count < 0)
         return MPI_ERR_COUNT;
-    if (!dt || !wmpi_datatype_committed(dt))
+    if (!wmpi_datatype_committed(dt))
         return MPI_ERR_TYPE;
     if (!position || size < 0 || *position < 0)
         return MPI_ERR_ARG;
@@ -101,7 +101,7 @@ int PMPI_Pack_external_size(const char datarep[], int incount,
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Pack_external_size");
     if (incount < 0)
         return wbind_fail(NULL, MPI_ERR_COUNT, "MPI_Pack_external_size");
-    if (!datatype)
+    if (!wmpi_datatype_is_valid(datatype))
         return wbind_fail(NULL, MPI_ERR_TYPE, "MPI_Pack_external_size");
     bytes = wmpi_external32_size(datatype, incount);
     if (bytes < 0)

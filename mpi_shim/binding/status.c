@@ -85,7 +85,7 @@ static int get_int(const MPI_Status *status, MPI_Datatype dt, int basic,
     WMPI_NEED_INIT(fn);
     if (!status || !count)
         return wbind_fail(NULL, MPI_ERR_ARG, fn);
-    if (!dt)
+    if (!wmpi_datatype_is_valid(dt))
         return wbind_fail(NULL, MPI_ERR_TYPE, fn);
     count_of(status, dt, basic, &c);
     *count = c > INT_MAX ? MPI_UNDEFINED : (int)c;
@@ -110,7 +110,7 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
     WMPI_NEED_INIT("MPI_Get_elements_x");
     if (!status || !count)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Get_elements_x");
-    if (!datatype)
+    if (!wmpi_datatype_is_valid(datatype))
         return wbind_fail(NULL, MPI_ERR_TYPE, "MPI_Get_elements_x");
     return count_of(status, datatype, 1, count);
 }
@@ -137,7 +137,7 @@ static int set_elements(MPI_Status *status, MPI_Datatype dt, MPI_Count count,
     WMPI_NEED_INIT(fn);
     if (!status)
         return wbind_fail(NULL, MPI_ERR_ARG, fn);
-    if (!dt)
+    if (!wmpi_datatype_is_valid(dt))
         return wbind_fail(NULL, MPI_ERR_TYPE, fn);
     if (count < 0 || (dt->size > 0 && count > INT64_MAX / (MPI_Count)dt->size))
         return wbind_fail(NULL, MPI_ERR_COUNT, fn);

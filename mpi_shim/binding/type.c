@@ -32,7 +32,7 @@ _Static_assert(MPI_MAX_OBJECT_NAME == WMPI_MAX_TYPE_NAME, "type names");
 #define NEED_TYPE(dt, fn)                                                  \
     do {                                                                   \
         WMPI_NEED_INIT(fn);                                                \
-        if (!(dt))                                                         \
+        if (!wmpi_datatype_is_valid(dt))                                   \
             return wbind_fail(NULL, MPI_ERR_TYPE, fn);                      \
     } while (0)
 
@@ -132,7 +132,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
     WMPI_NEED_INIT("MPI_Type_commit");
     if (!datatype)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Type_commit");
-    if (!*datatype)
+    if (!wmpi_datatype_is_valid(*datatype))
         return wbind_fail(NULL, MPI_ERR_TYPE, "MPI_Type_commit");
     wmpi_datatype_commit(*datatype);
     return MPI_SUCCESS;
@@ -146,7 +146,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     WMPI_NEED_INIT("MPI_Type_free");
     if (!datatype)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Type_free");
-    if (!*datatype || wmpi_datatype_is_predefined(*datatype))
+    if (!wmpi_datatype_is_valid(*datatype) || wmpi_datatype_is_predefined(*datatype))
         return wbind_fail(NULL, MPI_ERR_TYPE, "MPI_Type_free");
     err = wmpi_type_attr_delete_all(*datatype); /* delete callbacks */
     if (err) /* the type stays, as MPI_Comm_free leaves a communicator */

@@ -19,6 +19,7 @@
  */
 #include "binding/binding.h"
 #include "engine/objects/comm.h"
+#include "engine/objects/datatype.h"
 
 static int type_attr_return(int err, const char *fn)
 {
@@ -60,7 +61,7 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval,
                        void *attribute_val)
 {
     WMPI_NEED_INIT("MPI_Type_set_attr");
-    if (!datatype)
+    if (!wmpi_datatype_is_valid(datatype))
         return wbind_fail(NULL, MPI_ERR_TYPE, "MPI_Type_set_attr");
     return type_attr_return(wmpi_type_attr_set(datatype, type_keyval,
                                                attribute_val),
@@ -72,7 +73,7 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval,
                        void *attribute_val, int *flag)
 {
     WMPI_NEED_INIT("MPI_Type_get_attr");
-    if (!datatype)
+    if (!wmpi_datatype_is_valid(datatype))
         return wbind_fail(NULL, MPI_ERR_TYPE, "MPI_Type_get_attr");
     if (!attribute_val || !flag)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Type_get_attr");
@@ -85,7 +86,7 @@ WMPI_ALIAS(Type_get_attr)
 int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
     WMPI_NEED_INIT("MPI_Type_delete_attr");
-    if (!datatype)
+    if (!wmpi_datatype_is_valid(datatype))
         return wbind_fail(NULL, MPI_ERR_TYPE, "MPI_Type_delete_attr");
     return type_attr_return(wmpi_type_attr_delete(datatype, type_keyval),
                             "MPI_Type_delete_attr");

@@ -38,7 +38,7 @@ static int check_old(int count, MPI_Datatype oldtype, const MPI_Datatype *newtyp
 {
     if (count < 0)
         return MPI_ERR_COUNT;
-    if (!oldtype)
+    if (!wmpi_datatype_is_valid(oldtype))
         return MPI_ERR_TYPE;
     return newtype ? MPI_SUCCESS : MPI_ERR_ARG;
 }
@@ -197,7 +197,7 @@ static int check_struct(int count, const int *bl, const MPI_Aint *disp,
     if (!newtype || (count > 0 && (!bl || !disp || !types)))
         return MPI_ERR_ARG;
     for (int i = 0; i < count; i++) {
-        if (!types[i])
+        if (!wmpi_datatype_is_valid(types[i]))
             return MPI_ERR_TYPE;
         if (bl[i] < 0)
             return MPI_ERR_ARG;

@@ -14,7 +14,7 @@ static int group_ranks(MPI_Win w, MPI_Group g, int **out)
     int *r;
 
     *out = NULL;
-    if (!g)
+    if (!wmpi_group_is_valid(g))
         return MPI_ERR_GROUP;
     if (!(r = malloc(((size_t)g->size + 1) * sizeof *r)))
         return MPI_ERR_NO_MEM;

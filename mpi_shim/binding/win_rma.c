@@ -16,7 +16,7 @@ static int check_side(int count, MPI_Datatype dt)
 {
     if (count < 0)
         return MPI_ERR_COUNT;
-    if (!dt || !wmpi_datatype_committed(dt))
+    if (!wmpi_datatype_committed(dt))
         return MPI_ERR_TYPE;
     return MPI_SUCCESS;
 }

@@ -45,6 +45,18 @@ typedef struct wmpi_group {
 
 extern wmpi_group wmpi_pub_group_empty; /* MPI_GROUP_EMPTY */
 
+/* 1 if g looks like a group handle: not NULL, not a small integer or
+ * misaligned pointer, and predefined or still referenced (zeroed memory
+ * is neither). Like wmpi_comm_is_live, it cannot vouch for a wild or
+ * freed pointer whose memory was reused. */
+static inline int wmpi_group_is_valid(const wmpi_group *g)
+{
+    uintptr_t p = (uintptr_t)g;
+
+    return p >= 4096 && p % _Alignof(wmpi_group) == 0 &&
+           (g->predefined || __atomic_load_n(&g->refs, __ATOMIC_ACQUIRE) > 0);
+}
+
 /* A group of the `n` world ranks in `world` (in that order), one
  * reference; n == 0 gives MPI_GROUP_EMPTY. Errors: WEFT_ENOMEM. */
 int wmpi_group_new(int n, const int *world, wmpi_group **out);

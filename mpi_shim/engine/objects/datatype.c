@@ -194,10 +194,21 @@ void wmpi_datatype_bounds(const wmpi_datatype *dt, wmpi_bounds *b)
                          : (int64_t)dt->extent;
 }
 
+int wmpi_datatype_is_valid(const wmpi_datatype *dt)
+{
+    uintptr_t p = (uintptr_t)dt;
+
+    if (p < 4096 || p % _Alignof(wmpi_datatype))
+        return 0;
+    if (!dt->derived) /* predefined: a static object, always named */
+        return dt->name != NULL;
+    return __atomic_load_n(&dt->derived->magic, __ATOMIC_ACQUIRE) == WMPI_DTD_LIVE;
+}
+
 int wmpi_datatype_committed(const wmpi_datatype *dt)
 {
-    return !dt->derived ||
-           __atomic_load_n(&dt->derived->committed, __ATOMIC_ACQUIRE);
+    return wmpi_datatype_is_valid(dt) &&
+           (!dt->derived || __atomic_load_n(&dt->derived->committed, __ATOMIC_ACQUIRE));
 }
 
 int64_t wmpi_datatype_bytes(const wmpi_datatype *dt, int64_t count)

@@ -116,6 +116,13 @@ int wmpi_datatype_fits(const wmpi_datatype *dt, int64_t count);
 int wmpi_datatype_span(const wmpi_datatype *dt, int64_t count, int64_t *lo,
                        int64_t *hi);
 
+/* 1 if dt looks like a datatype handle: not NULL, not a small integer or
+ * misaligned pointer, and a predefined type or a derived one not yet
+ * destroyed. Catches zeroed memory and handles of destroyed types whose
+ * memory was not reused; like wmpi_comm_is_live, it cannot vouch for a
+ * wild pointer. */
+int wmpi_datatype_is_valid(const wmpi_datatype *dt);
+
 /* 1 if dt may be used in communication (predefined, or committed). */
 int wmpi_datatype_committed(const wmpi_datatype *dt);
 

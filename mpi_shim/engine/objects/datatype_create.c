@@ -503,6 +503,7 @@ int wmpi_datatype_create(const wmpi_type_args *a, wmpi_datatype **out)
         return err;
     }
     finish(t, &b);
+    __atomic_store_n(&t->d.magic, WMPI_DTD_LIVE, __ATOMIC_RELEASE);
     *out = &t->dt;
     return 0;
 }

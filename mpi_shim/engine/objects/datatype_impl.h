@@ -24,7 +24,11 @@ typedef struct wmpi_seg {
  * instead of exhausting memory (16 Mi segments = 512 MiB). */
 #define WMPI_MAX_SEGS ((int64_t)1 << 24)
 
+#define WMPI_DTD_LIVE 0x45505954u  /* "TYPE" */
+#define WMPI_DTD_FREED 0x44455246u /* "FRED" */
+
 struct wmpi_dtd {
+    uint32_t magic;          /* atomic: WMPI_DTD_LIVE until destroyed */
     int refs;                /* atomic: handle + operations + parents */
     uint8_t committed;
     uint8_t lb_marked;       /* lb / ub set explicitly (resized, subarray) */

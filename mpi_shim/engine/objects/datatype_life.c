@@ -42,6 +42,7 @@ void wmpi_datatype_release(wmpi_datatype *dt)
         wmpi_datatype_release(d->args.types[i]);
     free((void *)d->args.aints);
     free(d->segs);
+    __atomic_store_n(&d->magic, WMPI_DTD_FREED, __ATOMIC_RELEASE);
     free((wmpi_derived_type *)dt);
 }
 

@@ -1,8 +1,8 @@
 /* Erroneous handles that are cheap to recognise fail with their class
  * instead of hanging or faulting: a communicator used after
- * MPI_Comm_free, (MPI_Comm)1, and a request handle pointing to zeroed
- * memory. Under MPI_ERRORS_RETURN each call returns MPI_ERR_COMM or
- * MPI_ERR_REQUEST; a communicator freed while requests on it are pending
+ * MPI_Comm_free, (MPI_Comm)1, and request, datatype and group handles
+ * pointing to zeroed memory. Under MPI_ERRORS_RETURN each call returns
+ * MPI_ERR_COMM, MPI_ERR_REQUEST, MPI_ERR_TYPE or MPI_ERR_GROUP; a communicator freed while requests on it are pending
  * still completes them with their data. With the argument "fatal", an
  * MPI_Send on a freed communicator under MPI_ERRORS_ARE_FATAL ends the
  * job (misc/CMakeLists.txt checks its status and message).
@@ -124,6 +124,55 @@ static void zeroed_request(void)
         CHECK(zero[i] == 0, "a refused call wrote to the bad request");
 }
 
+/* A datatype handle to zeroed memory: every kind of call that takes one
+ * refuses it (point-to-point, collectives, packing, queries, type
+ * constructors, commit, free) and writes nothing. */
+static void zeroed_datatype(void)
+{
+    static _Alignas(64) unsigned char zero[4096];
+    MPI_Datatype z = (MPI_Datatype)(void *)zero, t;
+    MPI_Request r;
+    int me, x = 1, y = 0, size, pos = 0;
+    char packed[64];
+
+    MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+    expect(MPI_Send(&x, 1, z, me, 12, MPI_COMM_WORLD), MPI_ERR_TYPE, "MPI_Send");
+    expect(MPI_Irecv(&y, 1, z, me, 12, MPI_COMM_WORLD, &r), MPI_ERR_TYPE, "MPI_Irecv");
+    expect(MPI_Bcast(&x, 1, z, 0, MPI_COMM_SELF), MPI_ERR_TYPE, "MPI_Bcast");
+    expect(MPI_Allreduce(&x, &y, 1, z, MPI_SUM, MPI_COMM_SELF), MPI_ERR_TYPE,
+           "MPI_Allreduce");
+    expect(MPI_Pack(&x, 1, z, packed, sizeof packed, &pos, MPI_COMM_SELF), MPI_ERR_TYPE,
+           "MPI_Pack");
+    expect(MPI_Type_size(z, &size), MPI_ERR_TYPE, "MPI_Type_size");
+    expect(MPI_Type_contiguous(2, z, &t), MPI_ERR_TYPE, "MPI_Type_contiguous");
+    expect(MPI_Type_commit(&z), MPI_ERR_TYPE, "MPI_Type_commit");
+    expect(MPI_Type_free(&z), MPI_ERR_TYPE, "MPI_Type_free");
+    for (size_t i = 0; i < sizeof zero; i++)
+        CHECK(zero[i] == 0, "a refused call wrote to the bad datatype");
+}
+
+/* A group handle to zeroed memory: queries, set operations, communicator
+ * creation and MPI_Group_free refuse it. */
+static void zeroed_group(void)
+{
+    static _Alignas(64) unsigned char zero[4096];
+    MPI_Group z = (MPI_Group)(void *)zero, world, out;
+    MPI_Comm c;
+    int n, cmp;
+
+    MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    expect(MPI_Group_size(z, &n), MPI_ERR_GROUP, "MPI_Group_size");
+    expect(MPI_Group_rank(z, &n), MPI_ERR_GROUP, "MPI_Group_rank");
+    expect(MPI_Group_compare(world, z, &cmp), MPI_ERR_GROUP, "MPI_Group_compare");
+    expect(MPI_Group_union(world, z, &out), MPI_ERR_GROUP, "MPI_Group_union");
+    expect(MPI_Group_incl(z, 0, NULL, &out), MPI_ERR_GROUP, "MPI_Group_incl");
+    expect(MPI_Comm_create(MPI_COMM_WORLD, z, &c), MPI_ERR_GROUP, "MPI_Comm_create");
+    expect(MPI_Group_free(&z), MPI_ERR_GROUP, "MPI_Group_free");
+    MPI_OK(MPI_Group_free(&world));
+    for (size_t i = 0; i < sizeof zero; i++)
+        CHECK(zero[i] == 0, "a refused call wrote to the bad group");
+}
+
 int main(int argc, char **argv)
 {
     MPI_OK(MPI_Init(&argc, &argv));
@@ -147,6 +196,8 @@ int main(int argc, char **argv)
     freed_and_gone();
     small_integer();
     zeroed_request();
+    zeroed_datatype();
+    zeroed_group();
     MPI_OK(MPI_Finalize());
     return 0;
 }
