@@ -30,11 +30,12 @@
  *
  * Goal (PASS/MISS lines, never the exit status): at every arrival point,
  * Weft's default loses no more datagrams than the best of the paper's
- * five, and its work threads keep >= 90 % of the baseline's work.
+ * five, and its work threads keep >= 90 % of the baseline's work per
+ * second of the worker's CPU (clam_report.c says why per CPU second).
  *
  * Output: tables in the paper's layout (clam_report.c), goal lines,
  * `result:` lines, a CSV (bench-out/clam.csv) and a PNG (plot_clam.gp).
- * Default run: about 5 minutes; --quick: a few seconds, one repeat.
+ * Default run: about 7 minutes; --quick: a few seconds, one repeat.
  */
 #include "clam.h"
 
