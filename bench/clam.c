@@ -162,6 +162,9 @@ static void add_notes(const clam_limits *lim)
     bench_table_note(t, "Markov source: gaps %lld us in H, %lld us in L "
                      "(paper 10 and 100 ms), gamma = delta = (1+rho)/2",
                      CLAM_MARKOV_H_NS / 1000, CLAM_MARKOV_L_NS / 1000);
+    bench_table_note(t, "the paper's text gives one value of its plots, a "
+                     "SANR slice of ~150 ms at 100 ms with one work thread "
+                     "(row 'paper SANR'); none of its loss or work values");
     bench_table_note(t, "per measurement: a fresh receiver, %lld ms to settle, "
                      "then a %lld ms window", (long long)(lim->warm_us / 1000),
                      (long long)(lim->window_us / 1000));
