@@ -13,7 +13,8 @@
  *   mesh        every rank exchanges messages of 0 B to 4 MiB (both sides
  *               of the 64 KiB eager limit) with every other rank, then runs
  *               barrier, allreduce (1 int, 1 MiB of doubles), bcast,
- *               allgather and alltoall, all checked, then tries a shared
+ *               allgather and alltoall, all checked, then puts into an
+ *               allocated window (MPI_Win_allocate), then tries a shared
  *               window (MPI_Win_allocate_shared on MPI_COMM_WORLD: its
  *               stores checked through MPI_Win_shared_query where it
  *               works); print "rank R mesh ok netns=INO memfd_maps=N
@@ -355,12 +356,31 @@ static const char *mesh_shared_window(void)
     return "ok";
 }
 
+/* MPI_Win_allocate on MPI_COMM_WORLD (its memory shared where the ranks
+ * share a host, each rank's own otherwise): each rank puts its rank into
+ * the next one's window; after the fence each holds its predecessor's. */
+static void mesh_allocated_window(void)
+{
+    MPI_Win win;
+    int *mine, me = rank, next = (rank + 1) % size;
+
+    check(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mine,
+                           &win) == MPI_SUCCESS, "MPI_Win_allocate failed");
+    *mine = -1;
+    check(MPI_Win_fence(0, win) == MPI_SUCCESS &&
+              MPI_Put(&me, 1, MPI_INT, next, 0, 1, MPI_INT, win) == MPI_SUCCESS &&
+              MPI_Win_fence(0, win) == MPI_SUCCESS, "a put in a fence epoch failed");
+    check(*mine == (rank + size - 1) % size, "a put landed wrong");
+    check(MPI_Win_free(&win) == MPI_SUCCESS, "MPI_Win_free failed");
+}
+
 static int mode_mesh(void)
 {
     unsigned char *out = malloc(MESH_MAX), *in = malloc(MESH_MAX);
     check(out && in, "no memory");
     mesh_pt2pt(out, in);
     mesh_collectives(in);
+    mesh_allocated_window();
     const char *shared = mesh_shared_window();
     say("rank %d mesh ok netns=%lu memfd_maps=%d tcp_peers=%d shared_win=%s\n", rank,
         netns_inode(), memfd_maps(), tcp_peers(), shared);

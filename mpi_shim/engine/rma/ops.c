@@ -1,6 +1,7 @@
 /* The origin side of one-sided operations: put, get, accumulate,
  * get-accumulate, fetch-and-op and compare-and-swap as requests to the
- * target's service thread (serve.c).
+ * target's service thread (serve.c), or, for puts and gets on a window
+ * every rank maps, as the origin's own copies (direct.c).
  *
  * An operation is checked here against the target's window (every rank's
  * size and disp unit are known since creation), so a bad displacement is
@@ -122,36 +123,31 @@ static int pair_mode(const wmpi_rma_args *a, const wmpi_datatype *b)
            (a->kind == WMPI_RMA_ACC || a->kind == WMPI_RMA_GACC);
 }
 
-/* A dense target (count * size bytes at one offset) as its one run,
- * found without walking the elements: datatype_runs steps through every
- * element, a million steps for a 1 MiB put of MPI_BYTE. */
-static int dense_run(const wmpi_rma_args *a, int64_t off, int64_t **run,
+/* A dense target (count * size bytes at one offset) as its one run, in
+ * `one`, found without walking the elements: datatype_runs steps through
+ * every element, a million steps for a 1 MiB put of MPI_BYTE. */
+static int dense_run(const wmpi_rma_args *a, int64_t off, int64_t one[2], int64_t **run,
                      int64_t *nruns)
 {
     int64_t bytes = wmpi_datatype_bytes(a->tdt, a->tcount);
 
-    *run = NULL;
-    *nruns = 0;
-    if (bytes == 0)
-        return 0;
-    if (!(*run = malloc(2 * sizeof **run)))
-        return WEFT_ENOMEM;
-    (*run)[0] = off;
-    (*run)[1] = bytes;
-    *nruns = 1;
+    *run = one;
+    *nruns = bytes ? 1 : 0;
+    one[0] = off;
+    one[1] = bytes;
     return 0;
 }
 
 /* The target bytes as runs: one per element for pairs (offset, bytes
- * the pair spans), one for a dense target, else the type map's
- * (datatype_runs). */
-static int target_runs(const wmpi_rma_args *a, const wmpi_datatype *b,
+ * the pair spans), one for a dense target (in `one`, not allocated),
+ * else the type map's (datatype_runs). */
+static int target_runs(const wmpi_rma_args *a, const wmpi_datatype *b, int64_t one[2],
                        int64_t **run, int64_t *nruns)
 {
     int64_t off;
 
     if (!pair_mode(a, b) && wmpi_datatype_dense(a->tdt, a->tcount, &off))
-        return dense_run(a, off, run, nruns);
+        return dense_run(a, off, one, run, nruns);
     if (!pair_mode(a, b))
         return wmpi_datatype_runs(a->tdt, a->tcount, run, nruns);
     *nruns = a->tcount;
@@ -301,13 +297,21 @@ static int send_op(wmpi_win *w, const wmpi_rma_args *a, wmpi_rma_hdr *h,
     }
     op->target = a->target;
     op->msg = h;
+    __atomic_add_fetch(&w->inflight, 1, __ATOMIC_RELAXED);
     add_pending(w, op);
     return 0;
 }
 
+/* Runs that target_runs allocated (not the caller's `one`). */
+static void free_runs(int64_t *run, const int64_t *one)
+{
+    if (run != one)
+        free(run);
+}
+
 int wmpi_rma_start(wmpi_win *w, const wmpi_rma_args *a)
 {
-    int64_t *run, nruns, tbytes, len;
+    int64_t *run, nruns, tbytes, len, one[2];
     wmpi_datatype *b;
     wmpi_rma_hdr *h;
     int err;
@@ -319,12 +323,16 @@ int wmpi_rma_start(wmpi_win *w, const wmpi_rma_args *a)
     err = tbytes < 0 ? WEFT_EINVAL : check_types(a, tbytes, &b);
     if (err)
         return err;
-    err = target_runs(a, b, &run, &nruns);
+    err = target_runs(a, b, one, &run, &nruns);
     if (!err)
         err = check_range(w, a, run, nruns);
+    if (!err && (err = wmpi_rma_direct(w, a, run, nruns, tbytes)) != 0) {
+        free_runs(run, one);
+        return err < 0 ? err : 0; /* done by the origin's own copy */
+    }
     if (!err)
         err = build(w, a, b, run, nruns, tbytes, &h, &len);
-    free(run);
+    free_runs(run, one);
     if (!err && (err = send_op(w, a, h, len)))
         free(h);
     return err;
@@ -353,7 +361,7 @@ static wmpi_rma_op *take_pending(wmpi_win *w, int rank, int *n)
     return mine;
 }
 
-static int finish_op(wmpi_rma_op *op)
+static int finish_op(wmpi_win *w, wmpi_rma_op *op)
 {
     wmpi_status st[2];
 
@@ -361,6 +369,7 @@ static int finish_op(wmpi_rma_op *op)
     wmpi_request_finish(op->req[1], &st[1]);
     free(op->msg);
     free(op);
+    __atomic_sub_fetch(&w->inflight, 1, __ATOMIC_RELEASE);
     return st[0].error ? st[0].error : st[1].error;
 }
 
@@ -383,7 +392,7 @@ static int complete_locked(wmpi_win *w, int rank)
         return err;
     for (; op; op = next) {
         next = op->next;
-        e = finish_op(op);
+        e = finish_op(w, op);
         err = err ? err : e;
     }
     return err;
@@ -393,6 +402,13 @@ int wmpi_rma_complete(wmpi_win *w, int rank)
 {
     int err;
 
+    /* the origin's direct copies (direct.c) before anything that ends
+     * the epoch tells the target */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    /* nothing sent is unfinished, whichever thread sent it: nothing to
+     * wait for (the common case of puts and gets done as copies) */
+    if (__atomic_load_n(&w->inflight, __ATOMIC_ACQUIRE) == 0)
+        return 0;
     weft_mutex_lock(&w->flushing);
     err = complete_locked(w, rank);
     weft_mutex_unlock(&w->flushing);

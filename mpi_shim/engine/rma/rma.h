@@ -93,6 +93,7 @@ typedef struct wmpi_win {
                                wait for its own operations, taken off the
                                list by another thread's flush */
     uint32_t next_tag;      /* answer tags handed out so far */
+    int inflight;           /* atomic: operations sent, not yet finished */
     int fence;              /* 1 inside a fence epoch */
     int lock_all;           /* 1 between lock_all and unlock_all */
     uint8_t *locked;        /* [size] 0, or WMPI_LOCK_* held on that rank
@@ -138,18 +139,19 @@ static inline int wmpi_win_is_live(const wmpi_win *w)
 int wmpi_win_create(void *base, int64_t size, int disp_unit, int flavor,
                     wmpi_comm *c, wmpi_win **out);
 
-/* MPI_Win_allocate_shared's memory (shared.c), for a window of flavor
- * SHARED whose shapes were traded: maps one segment holding every rank's
- * part, contiguous in rank order, on every rank, and points w->base at
- * this rank's part. Collective over the window's communicator.
- * Errors: -EXDEV (some rank cannot map it: another host, another user;
- * MPI_ERR_RMA_SHARED), WEFT_ENOMEM, those of the messages, the same on
- * every rank. Blocks: the caller. */
-int wmpi_win_share(wmpi_win *w);
+/* MPI_Win_allocate_shared's memory (shared.c), for a window whose shapes
+ * were traded: maps one segment holding every rank's part, contiguous in
+ * rank order, on every rank, and points w->base at this rank's part.
+ * Collective over the window's communicator; a rank with want 0 takes
+ * part and makes it fail. Errors: -EXDEV (some rank cannot map it:
+ * another host, another user, or want 0; MPI_ERR_RMA_SHARED), WEFT_ENOMEM,
+ * those of the messages, the same on every rank. Blocks: the caller. */
+int wmpi_win_share(wmpi_win *w, int want);
 /* Unmap what wmpi_win_share mapped (nothing: no-op). Never blocks. */
 void wmpi_win_unshare(wmpi_win *w);
 /* Where rank's part of a shared window starts in this process. */
 void *wmpi_win_shared_base(const wmpi_win *w, int rank);
+
 
 /* MPI_Win_attach / detach on a dynamic window: origins may access
  * [base, base + size) from now on / no longer. Errors: WEFT_ENOMEM;
@@ -207,6 +209,13 @@ typedef struct wmpi_rma_args {
  * WEFT_ENOMEM.
  * Blocks: no (the request is queued on the transport). */
 int wmpi_rma_start(wmpi_win *w, const wmpi_rma_args *a);
+
+/* A put or get on a window every rank maps, done as the origin's own
+ * copy (direct.c) once the operation passed its checks: 1 if done, 0 if
+ * it must go as a message (other kinds, request-based forms, a window
+ * not shared), WEFT_ENOMEM. Blocks: no. */
+int wmpi_rma_direct(wmpi_win *w, const wmpi_rma_args *a, const int64_t *run, int64_t nruns,
+                    int64_t tbytes);
 
 /* ------------------------------------------------------ synchronisation */
 

@@ -22,6 +22,11 @@
  * rank r's part starts after the parts of ranks 0..r-1; the data starts
  * one page into the segment, so rank 0's part is page aligned.
  *
+ * MPI_Win_allocate tries the same (a rank that does not want it,
+ * WEFT_MPI_RMA_SHM=0, takes part and answers no), and keeps its own
+ * memory where the ranks cannot share: puts and gets to a shared part are
+ * then the origin's copies (direct.c).
+ *
  * Locking: none (collective set-up, single-threaded per window).
  */
 #ifndef _GNU_SOURCE
@@ -120,7 +125,7 @@ static int map_segment(wmpi_win *w, const share_card *card)
     return ok;
 }
 
-int wmpi_win_share(wmpi_win *w)
+int wmpi_win_share(wmpi_win *w, int want)
 {
     size_t page = page_size();
     int64_t total = total_bytes(w);
@@ -130,7 +135,7 @@ int wmpi_win_share(wmpi_win *w)
 
     memset(&card, 0, sizeof card);
     card.len = (uint64_t)page + (((uint64_t)(total ? total : 1) + page - 1) & ~(uint64_t)(page - 1));
-    if (w->comm->rank == 0) {
+    if (w->comm->rank == 0 && want) {
         wmpi_host_identity(card.host);
         err = make_segment(w, &card, &fd);
         if (err) {
@@ -141,7 +146,7 @@ int wmpi_win_share(wmpi_win *w)
     err = wmpi_bcast(&card, (int)sizeof card, &wmpi_dt_byte, 0, w->comm);
     if (err)
         goto out;
-    ok = w->comm->rank == 0 ? card.pid != 0 : map_segment(w, &card);
+    ok = !want ? 0 : w->comm->rank == 0 ? card.pid != 0 : map_segment(w, &card);
     err = wmpi_allreduce(&ok, &all_ok, 1, &wmpi_dt_uint64, &wmpi_op_band, w->comm);
     if (!err && !all_ok)
         err = card.err ? card.err : -EXDEV;

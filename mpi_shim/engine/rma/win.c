@@ -29,7 +29,7 @@
 
 static void win_release(wmpi_win *w)
 {
-    if (w->flavor == WMPI_WIN_ALLOCATE)
+    if (w->flavor == WMPI_WIN_ALLOCATE && !w->shared_map)
         free(w->base);
     wmpi_win_unshare(w);
     free(w->sizes);
@@ -67,6 +67,30 @@ static int trade_shapes(wmpi_win *w)
         w->units[r] = (int)all[2 * r + 1];
     }
     free(all);
+    return err;
+}
+
+/* WEFT_MPI_RMA_SHM: 0 keeps MPI_Win_allocate's memory private to each
+ * rank (every put and get then a message), for comparisons. */
+static int shm_wanted(void)
+{
+    const char *v = getenv("WEFT_MPI_RMA_SHM");
+
+    return !v || strcmp(v, "0") != 0;
+}
+
+/* MPI_Win_allocate's memory moves into a mapping every rank shares when
+ * they can (ranks of one host), so puts and gets need no message
+ * (direct.c); where they cannot, each keeps its own. */
+static int share_allocated(wmpi_win *w)
+{
+    void *own = w->base;
+    int err = wmpi_win_share(w, shm_wanted());
+
+    if (err == -EXDEV || err == WEFT_ENOMEM)
+        return 0;
+    if (!err)
+        free(own);
     return err;
 }
 
@@ -108,7 +132,9 @@ int wmpi_win_create(void *base, int64_t size, int disp_unit, int flavor,
         goto fail_dup;
     err = trade_shapes(w);
     if (!err && flavor == WMPI_WIN_SHARED)
-        err = wmpi_win_share(w);
+        err = wmpi_win_share(w, 1);
+    else if (!err && flavor == WMPI_WIN_ALLOCATE)
+        err = share_allocated(w);
     if (!err)
         err = wmpi_rma_serve_start(w);
     if (err)
