@@ -8,10 +8,13 @@
  * small TCP control server. wmpi_boot_init connects to it, presents the
  * job secret in HELLO and keeps the connection; all-gathers (the ranks'
  * business cards), barriers and the finalize notice are request/reply
- * exchanges on it. The calls block the calling kernel thread in plain
- * blocking socket calls: they run inside MPI_Init and MPI_Finalize, before
- * and after the runtime's I/O matters, and a few round trips to a local
- * launcher cost well under a millisecond.
+ * exchanges on it. Waits for the launcher go through the I/O server
+ * (weft_fd_wait) once the runtime is up, so a rank waiting in an
+ * all-gather for the slowest of many ranks parks its thread and its
+ * worker sleeps, taking no preemption ticks; a kernel thread blocked in
+ * recv() would take one every millisecond, which with tens of ranks per
+ * CPU costs the start-up most of its time. Before the runtime is up (and
+ * after it is gone) they are plain poll() calls.
  *
  * Abort may come from any thread while another one sits in an all-gather on
  * the control connection, so it never touches that connection: it opens a
@@ -25,8 +28,7 @@
  * wait behind an all-gather that never completes, which is exactly when
  * one aborts); a pthread watching the connection (the launcher kills ranks
  * with signals instead; a local rank also dies with mpirun through
- * PR_SET_PDEATHSIG, set by the launcher); non-blocking I/O through
- * weft_io_wait (the runtime may not be up yet, and nothing else waits).
+ * PR_SET_PDEATHSIG, set by the launcher).
  *
  * Invariants: control_fd >= 0 exactly between a successful init and
  * finalize of a launched rank; ctl_addrlen != 0 iff a launcher was reached.
@@ -50,6 +52,9 @@
 #include <unistd.h>
 
 #include <weft/errno.h>
+#include <weft/io.h>
+#include <weft/thread.h>
+#include <weft/timer.h>
 
 #include "boot.h"
 #include "boot_impl.h"
@@ -66,9 +71,25 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Through the I/O server: only this thread waits (see the head). */
+static int wait_fd_weft(int fd, short events, int64_t deadline)
+{
+    unsigned ev = (events & POLLIN ? WEFT_IO_READ : 0) | (events & POLLOUT ? WEFT_IO_WRITE : 0);
+
+    for (;;) {
+        int r = weft_fd_wait(fd, ev, deadline >= 0 ? deadline * 1000000 : WEFT_FOREVER);
+        if (r > 0)
+            return 0;
+        if (r != -EINTR)
+            return r;
+    }
+}
+
 /* Wait until fd shows `events`, or the deadline (ms, -1: none) passes. */
 static int wait_fd(int fd, short events, int64_t deadline)
 {
+    if (weft_is_initialized())
+        return wait_fd_weft(fd, events, deadline);
     for (;;) {
         int t = -1;
         if (deadline >= 0) {
@@ -119,7 +140,7 @@ static int send_msg(int fd, uint32_t type, const void *body, size_t len)
 static int recv_all(int fd, void *buf, size_t n, int64_t deadline)
 {
     for (size_t got = 0; got < n;) {
-        int err = deadline >= 0 ? wait_fd(fd, POLLIN, deadline) : 0;
+        int err = wait_fd(fd, POLLIN, deadline);
         if (err)
             return err;
         ssize_t r = recv(fd, (char *)buf + got, n - got, 0);
@@ -299,7 +320,7 @@ static int join(wmpi_boot *b, int fd)
 
 /* ------------------------------------------------------------ operations */
 
-static int weft_init(wmpi_boot *b)
+static int mpirun_init(wmpi_boot *b)
 {
     int err = parse_env(b);
     if (err)
@@ -316,7 +337,7 @@ static int weft_init(wmpi_boot *b)
     return 0;
 }
 
-static int weft_allgather(wmpi_boot *b, const void *mine, size_t len, void *all)
+static int mpirun_allgather(wmpi_boot *b, const void *mine, size_t len, void *all)
 {
     if (b->control_fd < 0)
         return WEFT_ESTATE;
@@ -328,12 +349,12 @@ static int weft_allgather(wmpi_boot *b, const void *mine, size_t len, void *all)
     return err;
 }
 
-static int weft_barrier(wmpi_boot *b)
+static int mpirun_barrier(wmpi_boot *b)
 {
-    return weft_allgather(b, NULL, 0, NULL);
+    return mpirun_allgather(b, NULL, 0, NULL);
 }
 
-static int weft_finalize(wmpi_boot *b)
+static int mpirun_finalize(wmpi_boot *b)
 {
     if (b->control_fd < 0)
         return 0;
@@ -349,7 +370,7 @@ static int weft_finalize(wmpi_boot *b)
 }
 
 /* Send ABORT on a connection of its own; 0 once mpirun acknowledged it. */
-static int weft_abort(wmpi_boot *b, int code, const char *msg)
+static int mpirun_abort(wmpi_boot *b, int code, const char *msg)
 {
     if (!b->ctl_addrlen)
         return WEFT_ESTATE;
@@ -373,9 +394,9 @@ static int weft_abort(wmpi_boot *b, int code, const char *msg)
 
 const struct wmpi_boot_ops wmpi_boot_weft_ops = {
     .name = "mpirun",
-    .init = weft_init,
-    .allgather = weft_allgather,
-    .barrier = weft_barrier,
-    .abort = weft_abort,
-    .finalize = weft_finalize,
+    .init = mpirun_init,
+    .allgather = mpirun_allgather,
+    .barrier = mpirun_barrier,
+    .abort = mpirun_abort,
+    .finalize = mpirun_finalize,
 };
