@@ -6,15 +6,17 @@
  * Weft's I/O server (the thread blocks in weft_fd_wait; the server decides
  * how the socket's readiness is detected and wakes the thread at raised
  * priority, preempting a work thread if need be):
- *   polling  WEFT_IO_POLLING: polled at safe points (switches, ticks);
+ *   polling  WEFT_IO_POLLING: polled at safe points (switches, ticks) and
+ *            by the server thread's timer when no worker polled;
  *   signal   weft_fd_set_sigio: the kernel signals each datagram and Weft's
  *            SIGIO dispatcher wakes the thread;
  *   blocker  WEFT_IO_BLOCKING: a server kernel thread sleeps in epoll;
  *   default  nothing set: WEFT_IO_ADAPTIVE at Weft's default quantum.
  * The paper's five, with Weft's primitives:
- *   SPR    the work level is time-sliced at the paper's fixed 50 ms
- *          (weft_prio_set_slice); the receive thread shares that level and
- *          its slices: it drains, then weft_thread_yield (paper Fig. 4c);
+ *   SPR    the work level is time-sliced at the paper's fixed 50 ms (500
+ *          us here, weft_prio_set_slice); the receive thread shares that
+ *          level and its slices: it drains, then weft_thread_yield (paper
+ *          Fig. 4c);
  *   SNR    as SPR, but while it drains the receive thread raises itself to
  *          a level whose slicing is off (weft_prio_clear_slice), so no
  *          tick preempts it; it drops back to the work level to yield;
