@@ -13,17 +13,10 @@
  * mpi.h (WEFT_MPI defined), pthreads otherwise. An alarm ends a hung run
  * within 10 s, as a failure.
  */
-#include <pthread.h>
 #include <unistd.h>
 
-#include "mpi_test_util.h"
+#include "mpi_test_threads.h"
 
-#ifdef WEFT_MPI
-#include <weft.h>
-typedef weft_thread_t thread_t;
-#else
-typedef pthread_t thread_t;
-#endif
 
 #define ITEM (4u << 20) /* bytes */
 #define SENDERS 3
@@ -108,27 +101,9 @@ static void *batcher(void *arg)
     return NULL;
 }
 
-static void start(thread_t *t, void *(*fn)(void *), intptr_t arg)
-{
-#ifdef WEFT_MPI
-    CHECK(weft_thread_create(t, NULL, fn, (void *)arg) == 0, "weft_thread_create");
-#else
-    CHECK(pthread_create(t, NULL, fn, (void *)arg) == 0, "pthread_create");
-#endif
-}
-
-static void join(thread_t t)
-{
-#ifdef WEFT_MPI
-    CHECK(weft_thread_join(t, NULL) == 0, "weft_thread_join");
-#else
-    CHECK(pthread_join(t, NULL) == 0, "pthread_join");
-#endif
-}
-
 int main(int argc, char **argv)
 {
-    thread_t t[SENDERS + RECEIVERS + 1];
+    mt_thread t[SENDERS + RECEIVERS + 1];
     int provided, size, n = 0;
     alarm(DEADLINE_S);
     MPI_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
@@ -139,12 +114,12 @@ int main(int argc, char **argv)
     partner = rank ^ 1;
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD)); /* both ranks start shipping at once */
     for (int i = 0; i < SENDERS; i++)
-        start(&t[n++], sender, i);
+        mt_start(&t[n++], sender, i);
     for (int i = 0; i < RECEIVERS; i++)
-        start(&t[n++], receiver, i);
-    start(&t[n++], batcher, 0);
+        mt_start(&t[n++], receiver, i);
+    mt_start(&t[n++], batcher, 0);
     for (int i = 0; i < n; i++)
-        join(t[i]);
+        mt_join(t[i]);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     MPI_Finalize();
     if (rank == 0)

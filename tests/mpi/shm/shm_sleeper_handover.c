@@ -18,19 +18,12 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* clock_gettime, nanosleep */
 #endif
-#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "mpi_test_util.h"
+#include "mpi_test_threads.h"
 #include "shm_util.h"
 
-#ifdef WEFT_MPI
-#include <weft.h>
-typedef weft_thread_t thread_t;
-#else
-typedef pthread_t thread_t;
-#endif
 
 #define THREADS 4
 #define ROUNDS 1500
@@ -97,27 +90,9 @@ static void *player(void *arg)
     return NULL;
 }
 
-static void start(thread_t *t, intptr_t arg)
-{
-#ifdef WEFT_MPI
-    CHECK(weft_thread_create(t, NULL, player, (void *)arg) == 0, "weft_thread_create");
-#else
-    CHECK(pthread_create(t, NULL, player, (void *)arg) == 0, "pthread_create");
-#endif
-}
-
-static void join(thread_t t)
-{
-#ifdef WEFT_MPI
-    CHECK(weft_thread_join(t, NULL) == 0, "weft_thread_join");
-#else
-    CHECK(pthread_join(t, NULL) == 0, "pthread_join");
-#endif
-}
-
 int main(int argc, char **argv)
 {
-    thread_t t[THREADS];
+    mt_thread t[THREADS];
     int provided, size;
 
     alarm(DEADLINE_S);
@@ -128,9 +103,9 @@ int main(int argc, char **argv)
     CHECK(size % 2 == 0, "needs an even number of ranks, not %d", size);
     partner = rank ^ 1;
     for (int i = 0; i < THREADS; i++)
-        start(&t[i], i);
+        mt_start(&t[i], player, i);
     for (int i = 0; i < THREADS; i++)
-        join(t[i]);
+        mt_join(t[i]);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0)
         printf("shm_sleeper_handover: %d ranks, %d threads each, %d rounds: all replies right\n",
