@@ -213,7 +213,8 @@ static int finish(const bench_opts *o, const clam_limits *lim)
 static int run_bench(const bench_opts *o)
 {
     clam_limits lim = set_cases(&res, o);
-    int64_t deadline = bench_now_ns() + (o->quick ? 60LL : 1200LL) * 1000000000LL;
+    int64_t limit_s = o->quick ? 60 : 1200;
+    int64_t deadline = bench_now_ns() + limit_s * 1000000000LL;
     lb_precise_sleeps();
     res.lmax = clam_measure_lmax();
     print_header(o, &lim);

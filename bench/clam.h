@@ -100,6 +100,10 @@ int clam_spec_parse(const char *text, clam_spec *s); /* 0 or -1 */
 /* The receiver child's main (the process exits with the returned status). */
 int clam_receiver_main(const clam_spec *s);
 
+/* In the receiver: a negative WEFT_E* code ends the process with a
+ * message naming `what`. */
+void clam_check(int rc, const char *what);
+
 /* Counters a receive thread keeps; read by the receiver's main thread. */
 typedef struct clam_rx_counters {
     uint64_t received;    /* datagrams read */

@@ -57,8 +57,8 @@ static int parse_result(const char *line, clam_run *out)
 {
     unsigned long long work, rx, lost, act;
     long long slice, cpu, wcpu, span;
-    if (sscanf(line, "result work=%llu rx=%llu lost=%llu act=%llu slice_ns=%lld "
-                     "cpu_ns=%lld wcpu_ns=%lld span_ns=%lld",
+    if (sscanf(line, "result work=%llu rx=%llu lost=%llu act=%llu "
+                     "slice_ns=%lld cpu_ns=%lld wcpu_ns=%lld span_ns=%lld",
                &work, &rx, &lost, &act, &slice, &cpu, &wcpu, &span) != 8 ||
         span <= 0)
         return -1;

@@ -42,7 +42,7 @@ typedef struct work_slot {
 static work_slot slots[MAX_WORK_THREADS];
 static clam_rx_counters counters;
 
-static void check(int rc, const char *what)
+void clam_check(int rc, const char *what)
 {
     if (rc < 0) {
         fprintf(stderr, "clam receiver: %s: %s\n", what, weft_strerror(rc));
@@ -103,7 +103,7 @@ static void start_work_threads(int n)
     attr.stack_size = WORK_STACK_BYTES;
     attr.priority = CLAM_WORK_PRIO;
     for (int i = 0; i < n; i++)
-        check(weft_thread_create(NULL, &attr, work_thread, &slots[i]),
+        clam_check(weft_thread_create(NULL, &attr, work_thread, &slots[i]),
               "weft_thread_create (work)");
 }
 
@@ -163,7 +163,8 @@ static void print_stats_if_asked(clam_strategy strategy)
         return;
     fprintf(stderr, "clam receiver (%s): switches %llu preemptions %llu "
             "deferred %llu idle_sleeps %llu server_yields %llu\n",
-            clam_strategy_name(strategy), (unsigned long long)st.switches, (unsigned long long)st.preemptions,
+            clam_strategy_name(strategy), (unsigned long long)st.switches,
+            (unsigned long long)st.preemptions,
             (unsigned long long)st.deferred, (unsigned long long)st.idle_sleeps,
             (unsigned long long)st.server_yields);
     weft_io_print_stats(2);
@@ -174,12 +175,12 @@ int clam_receiver_main(const clam_spec *s)
     alarm(RECEIVER_LIFETIME_S);
     if (s->threads > MAX_WORK_THREADS)
         return 2;
-    check(weft_init(), "weft_init");
+    clam_check(weft_init(), "weft_init");
     /* Starting threads must not cost main a round of slices. */
-    check(weft_thread_set_priority(weft_thread_self(), WEFT_PRIO_MAX),
+    clam_check(weft_thread_set_priority(weft_thread_self(), WEFT_PRIO_MAX),
           "weft_thread_set_priority");
     if (s->strategy != CLAM_NONE && s->strategy != CLAM_UNREAD)
-        check(clam_strategy_start(s->strategy, s->udp_fd, &counters),
+        clam_check(clam_strategy_start(s->strategy, s->udp_fd, &counters),
               "receive strategy");
     start_work_threads(s->threads);
     printf("ready\n");

@@ -185,7 +185,8 @@ static void print_kind(const clam_results *r, clam_arrival_kind kind)
                "receive thread, us:");
     if (kind == CLAM_POISSON)
         print_paper_period(r);
-    print_grid(r, kind, M_SLICE, "adaptive slice T, mean over activations, us:");
+    print_grid(r, kind, M_SLICE,
+               "adaptive slice T, mean over activations, us:");
 }
 
 static void print_baseline(const clam_results *r)
@@ -218,7 +219,8 @@ static goal loss_goal(const clam_results *r, int ai)
             g.bound = st.median;
             g.best = (clam_strategy)s;
         }
-    if (g.bound >= 0 && cell_stat(cell(r, ai, CLAM_DEFAULT), M_LOST, &mine) == 0) {
+    if (g.bound >= 0 &&
+        cell_stat(cell(r, ai, CLAM_DEFAULT), M_LOST, &mine) == 0) {
         g.valid = 1;
         g.value = mine.median;
         g.pass = g.value <= g.bound;
@@ -304,7 +306,8 @@ void clam_report_results(const clam_results *r)
                                        clam_strategy_name((clam_strategy)s),
                                        metric_names[m], st.median,
                                        metric_units[m]);
-        goal_result(point, "goal_loss_vs_paper_best", loss_goal(r, ai), "pkt/s");
+        goal_result(point, "goal_loss_vs_paper_best", loss_goal(r, ai),
+                    "pkt/s");
         goal_result(point, "goal_work_pct", work_goal(r, ai), "percent");
         goal l = loss_goal(r, ai), w = work_goal(r, ai);
         met += (l.valid && l.pass) + (w.valid && w.pass);

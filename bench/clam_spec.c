@@ -32,7 +32,8 @@ int clam_strategy_is_paper(clam_strategy s)
 const char *clam_arrival_label(char *buf, size_t size, const clam_arrival *a)
 {
     if (a->kind == CLAM_POISSON)
-        snprintf(buf, size, "poisson_ia=%lldus", (long long)(a->mean_ns / 1000));
+        snprintf(buf, size, "poisson_ia=%lldus",
+                 (long long)(a->mean_ns / 1000));
     else
         snprintf(buf, size, "markov_rho=%g", a->rho);
     return buf;

@@ -52,14 +52,6 @@ typedef struct receiver {
 
 static receiver rx; /* one receive thread per process */
 
-static void check(int rc, const char *what)
-{
-    if (rc < 0) {
-        fprintf(stderr, "clam receiver: %s: %s\n", what, weft_strerror(rc));
-        _exit(1);
-    }
-}
-
 /* One activation: drain, count, and (adaptive schedules) adapt T. */
 static void activate(receiver *r)
 {
@@ -69,7 +61,7 @@ static void activate(receiver *r)
     if (r->strategy != CLAM_SANR && r->strategy != CLAM_SAINR)
         return;
     if (clam_adapt_step(&r->adapt, packets))
-        check(weft_prio_set_slice(CLAM_WORK_PRIO, r->adapt.slice_ns),
+        clam_check(weft_prio_set_slice(CLAM_WORK_PRIO, r->adapt.slice_ns),
               "weft_prio_set_slice");
     __atomic_store_n(&c->slice_sum_ns, c->slice_sum_ns + r->adapt.slice_ns,
                      __ATOMIC_RELAXED);
@@ -81,7 +73,8 @@ static void *io_server_thread(void *arg)
 {
     receiver *r = arg;
     for (;;) {
-        check(weft_fd_wait(r->fd, WEFT_IO_READ, WEFT_FOREVER), "weft_fd_wait");
+        clam_check(weft_fd_wait(r->fd, WEFT_IO_READ, WEFT_FOREVER),
+                   "weft_fd_wait");
         activate(r);
     }
     return NULL;
@@ -96,11 +89,11 @@ static void *sliced_thread(void *arg)
     int nonpreemptive = r->strategy != CLAM_SPR;
     for (;;) {
         if (nonpreemptive)
-            check(weft_thread_set_priority(self, NONPREEMPT_PRIO),
+            clam_check(weft_thread_set_priority(self, NONPREEMPT_PRIO),
                   "weft_thread_set_priority");
         activate(r);
         if (nonpreemptive)
-            check(weft_thread_set_priority(self, CLAM_WORK_PRIO),
+            clam_check(weft_thread_set_priority(self, CLAM_WORK_PRIO),
                   "weft_thread_set_priority");
         weft_thread_yield();
     }
@@ -119,7 +112,7 @@ static void *sigio_thread(void *arg)
         if (rc == WEFT_ETIMEDOUT)
             tick += CLAM_TIMER_PERIOD_NS;
         else
-            check(rc, "weft_sig_wait_until");
+            clam_check(rc, "weft_sig_wait_until");
         activate(r);
     }
     return NULL;

@@ -1,8 +1,9 @@
 # Chart of bench/clam (the CSV written by bench/clam), in the paper's
 # layout: work done (per second of the worker's CPU, % of the no-traffic
 # baseline's) and packets lost per second against the mean inter-arrival
-# time (Poisson source, log x), and the same against rho (the paper's Markov source); one line per schedule,
-# Weft's (solid) and the paper's (dashed).
+# time (Poisson source, log x), and the same against rho (the paper's
+# Markov source); one line per schedule, Weft's (solid) and the paper's
+# (dashed).
 # Usage: gnuplot -e "csv='bench-out/clam.csv'; out='bench-out/clam.png'" plot_clam.gp
 # CSV columns: 1 bench, 2 case, 3 variant, 4 metric, 5 median, 6 min, 7 max,
 # 8 unit, 9 kind, 10 x. Rows of one curve are contiguous.
