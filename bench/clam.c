@@ -107,6 +107,7 @@ static void run_point(int rep, int ai, const clam_limits *lim,
             deadline_hit = 1;
             return;
         }
+        /* every schedule of a point and repeat gets the same arrivals */
         uint64_t seed = (uint64_t)(rep + 1) * 1000003u + (uint64_t)ai * 7919u;
         if (clam_measure((clam_strategy)s, &res.arrivals[ai], lim, seed,
                          &c->runs[rep]) != 0)
