@@ -57,7 +57,7 @@ static const struct setting settings[] = {
     { "WEFT_MPI_CMA", "0", "single-copy (process_vm_readv) threshold, bytes; 0: off" },
     { "WEFT_MPI_SHM_COLL", "1", "0: collectives as messages, not shared-memory slots" },
     { "WEFT_MPI_BACKTRACE", "1", "0: no report of a rank killed by a fatal signal" },
-    { "WEFT_MPI_RMA_SHM", "1", "0: MPI_Win_allocate memory private, puts/gets as messages" },
+    { "WEFT_MPI_RMA_SHM", "1", "0: puts/gets on one host as messages, not copies" },
     { "WEFT_MPI_RMA_THREAD", "kernel", "a window's service thread: kernel or ult" },
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])

@@ -80,6 +80,9 @@ typedef struct wmpi_win {
     int *units;             /* read-only: [size] every rank's disp unit */
     char *shared_map;       /* read-only: SHARED: the segment every rank
                                maps (shared.c); else NULL */
+    struct wmpi_rma_cma *cma; /* CREATE: [size] where each rank of this
+                               host keeps its window, for single copies
+                               (direct.c); else NULL */
     size_t shared_len;      /* read-only: its length */
     void *errh;             /* the binding's error handler (NULL: fatal) */
     int syncs;              /* atomic: MPI_Win_sync under ThreadSanitizer */
@@ -149,6 +152,18 @@ int wmpi_win_create(void *base, int64_t size, int disp_unit, int flavor,
 int wmpi_win_share(wmpi_win *w, int want);
 /* Unmap what wmpi_win_share mapped (nothing: no-op). Never blocks. */
 void wmpi_win_unshare(wmpi_win *w);
+/* WEFT_MPI_RMA_SHM: 0 makes every put and get a message to the target's
+ * service thread (MPI_Win_allocate's memory stays each rank's own, and
+ * MPI_Win_create's single copies are off), for comparisons; else 1. */
+int wmpi_rma_copies_wanted(void);
+
+/* MPI_Win_create: learn where the ranks of this host keep their windows
+ * (pid and base), so puts and gets to them are single copies
+ * (process_vm_writev / readv, direct.c). Collective over the window's
+ * communicator. Errors: WEFT_ENOMEM, those of the messages.
+ * Blocks: the caller. */
+int wmpi_rma_cma_setup(wmpi_win *w);
+
 /* Where rank's part of a shared window starts in this process. */
 void *wmpi_win_shared_base(const wmpi_win *w, int rank);
 

@@ -39,6 +39,7 @@ static void win_release(wmpi_win *w)
     free(w->started);
     free(w->regions);
     free(w->access);
+    free(w->cma);
     __atomic_store_n(&w->magic, WMPI_WIN_FREED, __ATOMIC_RELEASE);
     free(w);
 }
@@ -70,22 +71,13 @@ static int trade_shapes(wmpi_win *w)
     return err;
 }
 
-/* WEFT_MPI_RMA_SHM: 0 keeps MPI_Win_allocate's memory private to each
- * rank (every put and get then a message), for comparisons. */
-static int shm_wanted(void)
-{
-    const char *v = getenv("WEFT_MPI_RMA_SHM");
-
-    return !v || strcmp(v, "0") != 0;
-}
-
 /* MPI_Win_allocate's memory moves into a mapping every rank shares when
  * they can (ranks of one host), so puts and gets need no message
  * (direct.c); where they cannot, each keeps its own. */
 static int share_allocated(wmpi_win *w)
 {
     void *own = w->base;
-    int err = wmpi_win_share(w, shm_wanted());
+    int err = wmpi_win_share(w, wmpi_rma_copies_wanted());
 
     if (err == -EXDEV || err == WEFT_ENOMEM)
         return 0;
@@ -135,6 +127,8 @@ int wmpi_win_create(void *base, int64_t size, int disp_unit, int flavor,
         err = wmpi_win_share(w, 1);
     else if (!err && flavor == WMPI_WIN_ALLOCATE)
         err = share_allocated(w);
+    else if (!err && flavor == WMPI_WIN_CREATE)
+        err = wmpi_rma_cma_setup(w);
     if (!err)
         err = wmpi_rma_serve_start(w);
     if (err)
