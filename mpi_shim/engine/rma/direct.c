@@ -79,47 +79,54 @@ int wmpi_rma_cma_setup(wmpi_win *w)
     return err;
 }
 
-/* One system call moves the packed bytes to or from the target's runs;
- * 0, or -errno (nothing more is tried for that target then). */
+/* One system call moves the packed bytes to or from the target's runs
+ * (remote: room for nruns iovecs); 0, or -errno. */
 static int cma_copy(wmpi_rma_cma *c, int put, char *packed, uint64_t at, const int64_t *run,
-                    int64_t nruns, int64_t tbytes)
+                    int64_t nruns, int64_t tbytes, struct iovec *remote)
 {
-    struct iovec local = { packed, (size_t)tbytes }, *remote;
+    struct iovec local = { packed, (size_t)tbytes };
     ssize_t done;
 
-    if (nruns > IOV_MAX || !(remote = malloc((size_t)nruns * sizeof *remote)))
-        return -ENOMEM;
     for (int64_t i = 0; i < nruns; i++)
         remote[i] = (struct iovec){ (void *)(uintptr_t)(at + (uint64_t)run[2 * i]),
                                     (size_t)run[2 * i + 1] };
     done = put ? process_vm_writev(c->pid, &local, 1, remote, (unsigned long)nruns, 0)
                : process_vm_readv(c->pid, &local, 1, remote, (unsigned long)nruns, 0);
-    free(remote);
     if (done == tbytes)
         return 0;
     return done < 0 ? -errno : -EIO;
 }
 
 /* A put or get to another process of this host by CMA: 1 if done, 0 if
- * it must go as a message (CMA refused: never tried again for target). */
+ * it must go as a message (more runs than one call takes; CMA refused,
+ * after which it is never tried again for that target), WEFT_ENOMEM. */
 static int by_cma(wmpi_win *w, const wmpi_rma_args *a, const int64_t *run, int64_t nruns,
                   int64_t tbytes)
 {
     wmpi_rma_cma *c = &w->cma[a->target];
     uint64_t at = c->base + (uint64_t)(a->tdisp * w->units[a->target]);
     int put = a->kind == WMPI_RMA_PUT, err;
+    struct iovec *remote;
     char *tmp;
 
-    if (!__atomic_load_n(&c->pid, __ATOMIC_RELAXED) || nruns == 0)
-        return nruns == 0;
-    if (!(tmp = malloc((size_t)tbytes)))
+    if (nruns == 0)
+        return 1;
+    if (!__atomic_load_n(&c->pid, __ATOMIC_RELAXED) || nruns > IOV_MAX)
+        return 0;
+    tmp = malloc((size_t)tbytes);
+    remote = malloc((size_t)nruns * sizeof *remote);
+    if (!tmp || !remote) {
+        free(tmp);
+        free(remote);
         return WEFT_ENOMEM;
+    }
     if (put)
         wmpi_datatype_pack(a->odt, a->ocount, a->obuf, tmp);
-    err = cma_copy(c, put, tmp, at, run, nruns, tbytes);
+    err = cma_copy(c, put, tmp, at, run, nruns, tbytes, remote);
     if (!err && !put)
         wmpi_datatype_unpack(a->rdt, a->rcount, tmp, a->rbuf);
     free(tmp);
+    free(remote);
     if (err)
         __atomic_store_n(&c->pid, 0, __ATOMIC_RELAXED);
     return !err;
