@@ -14,7 +14,8 @@
  * worker sleeps, taking no preemption ticks; a kernel thread blocked in
  * recv() would take one every millisecond, which with tens of ranks per
  * CPU costs the start-up most of its time. Before the runtime is up (and
- * after it is gone) they are plain poll() calls.
+ * after it is gone), and always for an abort (which may come from inside
+ * the runtime or under the engine's locks), they are plain poll() calls.
  *
  * Abort may come from any thread while another one sits in an all-gather on
  * the control connection, so it never touches that connection: it opens a
@@ -85,10 +86,12 @@ static int wait_fd_weft(int fd, short events, int64_t deadline)
     }
 }
 
-/* Wait until fd shows `events`, or the deadline (ms, -1: none) passes. */
-static int wait_fd(int fd, short events, int64_t deadline)
+/* Wait until fd shows `events`, or the deadline (ms, -1: none) passes;
+ * park: through the I/O server if the runtime is up (never for an abort,
+ * which may come from inside the runtime or the engine's locks). */
+static int wait_fd(int fd, short events, int64_t deadline, int park)
 {
-    if (weft_is_initialized())
+    if (park && weft_is_initialized())
         return wait_fd_weft(fd, events, deadline);
     for (;;) {
         int t = -1;
@@ -137,10 +140,10 @@ static int send_msg(int fd, uint32_t type, const void *body, size_t len)
     return send_all(fd, v, 2);
 }
 
-static int recv_all(int fd, void *buf, size_t n, int64_t deadline)
+static int recv_all(int fd, void *buf, size_t n, int64_t deadline, int park)
 {
     for (size_t got = 0; got < n;) {
-        int err = wait_fd(fd, POLLIN, deadline);
+        int err = wait_fd(fd, POLLIN, deadline, park);
         if (err)
             return err;
         ssize_t r = recv(fd, (char *)buf + got, n - got, 0);
@@ -156,15 +159,16 @@ static int recv_all(int fd, void *buf, size_t n, int64_t deadline)
 }
 
 /* Receive one message that must be of `type` with a `len`-byte body. */
-static int recv_msg(int fd, uint32_t type, void *body, size_t len, int64_t deadline)
+static int recv_msg(int fd, uint32_t type, void *body, size_t len, int64_t deadline,
+                    int park)
 {
     uint8_t hdr[WMPI_MSG_HDR_LEN];
-    int err = recv_all(fd, hdr, sizeof hdr, deadline);
+    int err = recv_all(fd, hdr, sizeof hdr, deadline, park);
     if (err)
         return err;
     if (wmpi_get32(hdr) != type || wmpi_get32(hdr + 4) != len)
         return -EPROTO;
-    return recv_all(fd, body, len, deadline);
+    return recv_all(fd, body, len, deadline, park);
 }
 
 static int send_hello(int fd, const wmpi_boot *b, uint32_t kind)
@@ -189,7 +193,8 @@ static int connect_addr(const struct sockaddr *sa, socklen_t len)
         return -errno;
     int err = 0;
     if (connect(fd, sa, len) < 0) {
-        err = errno == EINPROGRESS ? wait_fd(fd, POLLOUT, now_ms() + CONNECT_TIMEOUT_MS) : -errno;
+        err = errno == EINPROGRESS ? wait_fd(fd, POLLOUT, now_ms() + CONNECT_TIMEOUT_MS, 0)
+                                    : -errno;
         socklen_t el = sizeof(int);
         int soerr = 0;
         if (!err && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &el) == 0 && soerr)
@@ -305,7 +310,7 @@ static int join(wmpi_boot *b, int fd)
     uint8_t w[WMPI_WELCOME_LEN];
     int err = send_hello(fd, b, WMPI_HELLO_RANK);
     if (!err)
-        err = recv_msg(fd, WMPI_MSG_WELCOME, w, sizeof w, now_ms() + REPLY_TIMEOUT_MS);
+        err = recv_msg(fd, WMPI_MSG_WELCOME, w, sizeof w, now_ms() + REPLY_TIMEOUT_MS, 1);
     if (err == -ECONNRESET || err == -EPIPE) {
         wmpi_boot_say("mpirun refused rank %d (wrong job secret, or rank already joined)",
                       b->rank);
@@ -343,7 +348,7 @@ static int mpirun_allgather(wmpi_boot *b, const void *mine, size_t len, void *al
         return WEFT_ESTATE;
     int err = send_msg(b->control_fd, WMPI_MSG_GATHER, mine, len);
     if (!err)
-        err = recv_msg(b->control_fd, WMPI_MSG_GATHERED, all, len * (size_t)b->size, -1);
+        err = recv_msg(b->control_fd, WMPI_MSG_GATHERED, all, len * (size_t)b->size, -1, 1);
     if (err)
         wmpi_boot_say("rank %d lost its connection to mpirun: %s", b->rank, strerror(-err));
     return err;
@@ -360,7 +365,7 @@ static int mpirun_finalize(wmpi_boot *b)
         return 0;
     int err = send_msg(b->control_fd, WMPI_MSG_FINALIZE, NULL, 0);
     if (!err)
-        err = recv_msg(b->control_fd, WMPI_MSG_FINALIZED, NULL, 0, now_ms() + REPLY_TIMEOUT_MS);
+        err = recv_msg(b->control_fd, WMPI_MSG_FINALIZED, NULL, 0, now_ms() + REPLY_TIMEOUT_MS, 1);
     if (err) /* mpirun will then report an exit without MPI_Finalize: say why */
         wmpi_boot_say("rank %d: mpirun did not acknowledge MPI_Finalize: %s", b->rank,
                       strerror(-err));
@@ -387,7 +392,7 @@ static int mpirun_abort(wmpi_boot *b, int code, const char *msg)
     if (!err)
         err = send_msg(fd, WMPI_MSG_ABORT, body, 4 + n);
     if (!err)
-        err = recv_msg(fd, WMPI_MSG_ABORTED, NULL, 0, now_ms() + ABORT_TIMEOUT_MS);
+        err = recv_msg(fd, WMPI_MSG_ABORTED, NULL, 0, now_ms() + ABORT_TIMEOUT_MS, 0);
     close(fd);
     return err;
 }
