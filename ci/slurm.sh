@@ -4,8 +4,8 @@
 #
 # Set-up, all under a temporary directory: a slurm.conf for this host
 # (its short host name, its CPUs, private ports, no accounting, linuxproc
-# process tracking so no cgroup is needed), munged on a socket of its own
-# with the key the munge package made, then slurmctld and slurmd. The
+# process tracking so no cgroup is needed), munged on a socket and with a
+# key of its own, then slurmctld and slurmd. The
 # checks, each bounded in time:
 #   1. srun --mpi=pmix -n 4: mpi_prog mesh (messages of 0 B to 4 MiB
 #      between every pair, collectives, a shared window), the one-sided,
@@ -26,7 +26,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 BUILD="${1:?usage: ci/slurm.sh BUILD_DIR}"
 TESTS="$BUILD/tests/mpi"
 [[ $(id -u) == 0 ]] || die "ci/slurm.sh needs root (it starts Slurm's daemons)"
-for cmd in munged slurmctld slurmd srun salloc sinfo; do
+for cmd in mungekey munged slurmctld slurmd srun salloc sinfo; do
     command -v "$cmd" >/dev/null || die "no $cmd: install slurmctld slurmd slurm-client munge"
 done
 
@@ -91,8 +91,9 @@ trap 'exit 130' INT TERM
 
 start_cluster() {
     write_config || return 1
+    mungekey --create --keyfile="$D/munge.key" || return 1
     munged --socket="$D/munge.sock" --pid-file="$D/munged.pid" --log-file="$D/log/munged.log" \
-        --seed-file="$D/munge.seed" --force || return 1
+        --seed-file="$D/munge.seed" --key-file="$D/munge.key" --force || return 1
     slurmctld || return 1
     slurmd || return 1
     for _ in $(seq 100); do
