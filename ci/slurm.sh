@@ -38,7 +38,7 @@ write_config() {
     mkdir -p "$D/state" "$D/spool" "$D/log" || return 1
     cat >"$SLURM_CONF" <<EOF
 ClusterName=weftci
-SlurmctldHost=$NODE
+SlurmctldHost=$NODE(127.0.0.1)
 AuthType=auth/munge
 AuthInfo=socket=$D/munge.sock
 CredType=cred/munge
@@ -61,7 +61,7 @@ ReturnToService=2
 SchedulerType=sched/builtin
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
-NodeName=$NODE CPUs=$(nproc) State=UNKNOWN
+NodeName=$NODE NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=ci Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
 EOF
 }
