@@ -36,7 +36,7 @@
  * lines (bench=startup, case=n<ranks>, variant as above, metric=wall_ms;
  * variant=weft_tcp metric=tcp_peers_max, the CSV's min column being the
  * fewest of any rank), a CSV (bench-out/startup.csv) and a PNG
- * (plot_startup.gp). Default run: about 20 minutes on 2 CPUs, most of it
+ * (plot_startup.gp). Default run: about 10 minutes on 2 CPUs, most of it
  * in the 256-rank jobs; --quick about 15 s.
  */
 #include "startup.h"
