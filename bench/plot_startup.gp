@@ -1,6 +1,6 @@
 # Chart of bench/startup (the CSV written by bench/startup): wall time of
 # mpirun (fork to exit) of MPI_Init + MPI_Barrier + MPI_Finalize against
-# the job's ranks, per variant (weft, weft_no_hwloc_io, openmpi), both
+# the job's ranks, per variant (weft, weft_hwloc_io, openmpi), both
 # axes log scale; error bars from min to max over the repeats.
 # Usage: gnuplot -e "csv='bench-out/startup.csv'; out='bench-out/startup.png'" plot_startup.gp
 # CSV columns: 1 bench, 2 case ("n64"), 3 variant, 4 metric, 5 median,
@@ -32,7 +32,7 @@ set grid xtics ytics
 set key top left
 set title "bench/startup: mpirun -n N of MPI_Init + MPI_Barrier + MPI_Finalize (median, bars: min-max)"
 
-vars = "weft weft_no_hwloc_io openmpi"
+vars = "weft weft_hwloc_io openmpi"
 plot for [i = 1:3] rows(word(vars, i)) \
         using (ranks(strcol(2))):($5 / 1000):($6 / 1000):($7 / 1000) \
         with yerrorlines lc i pt 7 title word(vars, i)

@@ -25,7 +25,7 @@
 
 typedef enum su_var {
     SU_WEFT = 0,         /* Weft's mpirun, default settings */
-    SU_WEFT_NO_HWLOC_IO, /* the same, hwloc's I/O plugins not loaded */
+    SU_WEFT_HWLOC_IO,    /* the same, hwloc's I/O plugins loaded */
     SU_OPENMPI,          /* mpirun.openmpi --oversubscribe */
     SU_NVARS
 } su_var;

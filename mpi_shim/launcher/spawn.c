@@ -154,6 +154,21 @@ static void add_forwarded(const struct wl_job *j, const struct wl_app *a, struct
     add_x_list(e, a->xvars, a->nx, remote);
 }
 
+/* A rank needs hwloc's CPU topology only; hwloc's I/O plugins (PCI,
+ * OpenCL, GL, and XML through libxml2 and libicu) are each dlopened at
+ * start-up by every rank that does not name them here, which makes up
+ * most of a large job's start-up on few CPUs (bench/startup,
+ * variant weft_hwloc_io). A user who set the variable, or chose hwloc's
+ * components or plugin path, keeps that choice. */
+#define WL_HWLOC_IO_PLUGINS "hwloc_xml_libxml,hwloc_opencl,hwloc_gl,hwloc_pci"
+
+static void add_hwloc_vars(struct envlist *e)
+{
+    if (!getenv("HWLOC_PLUGINS_BLACKLIST") && !getenv("HWLOC_COMPONENTS") &&
+        !getenv("HWLOC_PLUGINS_PATH"))
+        env_add(e, "HWLOC_PLUGINS_BLACKLIST=%s", WL_HWLOC_IO_PLUGINS);
+}
+
 static void add_rank_vars(const struct wl_job *j, const struct wl_rank *r, struct envlist *e,
                           int remote)
 {
@@ -172,6 +187,7 @@ static void add_rank_vars(const struct wl_job *j, const struct wl_rank *r, struc
         env_add(e, "WEFT_MPI_BIND=%s", j->o->bind);
     if (j->o->bind && !strcmp(j->o->bind, "none"))
         env_add(e, "WEFT_BIND=none");
+    add_hwloc_vars(e);
     add_foreign_vars(j, r, e);
 }
 
