@@ -104,18 +104,13 @@ int PMPI_Win_flush_local_all(MPI_Win win)
 }
 WMPI_ALIAS(Win_flush_local_all)
 
-/* Unified model: the service thread writes the window in place; a full
- * fence orders this thread's loads and stores against those writes.
- * ThreadSanitizer does not model fences (GCC refuses them there): a
- * sequentially consistent read-modify-write stands in for it. */
+/* Unified model: the service thread (or another rank's own copies)
+ * writes the window in place; a full fence orders this thread's loads and
+ * stores against those writes. */
 int PMPI_Win_sync(MPI_Win win)
 {
     WBIND_WIN_CHECK(win, "MPI_Win_sync");
-#if defined(__SANITIZE_THREAD__)
-    __atomic_fetch_add(&win->syncs, 1, __ATOMIC_SEQ_CST);
-#else
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-#endif
+    wmpi_win_memory_fence(win);
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Win_sync)

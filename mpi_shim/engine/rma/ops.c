@@ -404,7 +404,7 @@ int wmpi_rma_complete(wmpi_win *w, int rank)
 
     /* the origin's direct copies (direct.c) before anything that ends
      * the epoch tells the target */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    wmpi_win_memory_fence(w);
     /* nothing sent is unfinished, whichever thread sent it: nothing to
      * wait for (the common case of puts and gets done as copies) */
     if (__atomic_load_n(&w->inflight, __ATOMIC_ACQUIRE) == 0)

@@ -85,7 +85,7 @@ typedef struct wmpi_win {
                                (direct.c); else NULL */
     size_t shared_len;      /* read-only: its length */
     void *errh;             /* the binding's error handler (NULL: fatal) */
-    int syncs;              /* atomic: MPI_Win_sync under ThreadSanitizer */
+    int syncs;              /* atomic: fences under ThreadSanitizer (below) */
     char name[64];
     struct wmpi_attr *attrs; /* cached attributes (objects/attr.c) */
     /* origin side, under `lock` */
@@ -126,6 +126,20 @@ static inline int wmpi_win_is_live(const wmpi_win *w)
 
     return p >= 4096 && p % _Alignof(wmpi_win) == 0 &&
            __atomic_load_n(&w->magic, __ATOMIC_ACQUIRE) == WMPI_WIN_LIVE;
+}
+
+/* A full memory fence for w's memory (MPI_Win_sync, and the end of an
+ * epoch after the origin's own copies, direct.c). ThreadSanitizer does
+ * not model fences (GCC refuses them there): a sequentially consistent
+ * read-modify-write stands in for it. Never blocks. */
+static inline void wmpi_win_memory_fence(wmpi_win *w)
+{
+#if defined(__SANITIZE_THREAD__)
+    __atomic_fetch_add(&w->syncs, 1, __ATOMIC_SEQ_CST);
+#else
+    (void)w;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
 }
 
 /* ------------------------------------------------------------ windows */
