@@ -2,12 +2,15 @@
  * one kernel (the boot id), one pid namespace (peers' pids must mean the
  * same processes), and TCP's loopback needs one network namespace. The
  * multi-host tests run "hosts" as network namespaces of one machine, so
- * each namespace counts as a host of its own.
+ * each namespace counts as a host of its own. Also the way to take an fd
+ * from another process of the host (pidfd_getfd), which shared memory
+ * and shared windows use.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "transport/transport.h"
@@ -51,4 +54,14 @@ void wmpi_host_identity(uint8_t id[16])
     uint64_t b = wmpi_hash64(a ^ 0x9e3779b97f4a7c15u, &what, sizeof what);
     memcpy(id, &a, 8);
     memcpy(id + 8, &b, 8);
+}
+
+int wmpi_pidfd_open(pid_t pid)
+{
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int wmpi_pidfd_getfd(int pidfd, int fd)
+{
+    return (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
 }

@@ -29,7 +29,6 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -48,15 +47,6 @@ typedef struct shm_card {
 /* The word peers read to check that CMA works between us. */
 static uint64_t probe_word;
 
-static int pidfd_open_(pid_t pid)
-{
-    return (int)syscall(SYS_pidfd_open, pid, 0);
-}
-
-static int pidfd_getfd_(int pidfd, int fd)
-{
-    return (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-}
 
 /* ---------------------------------------------------------- our own side */
 
@@ -152,11 +142,11 @@ static int attach(struct wmpi_transport *t, shm_peer *p, const shm_card *c, int 
     int fd = -1;
 
     p->pid = (pid_t)c->pid;
-    p->pidfd = pidfd_open_(p->pid);
+    p->pidfd = wmpi_pidfd_open(p->pid);
     if (p->pidfd >= 0)
-        fd = pidfd_getfd_(p->pidfd, c->memfd);
+        fd = wmpi_pidfd_getfd(p->pidfd, c->memfd);
     if (fd >= 0)
-        p->bell = pidfd_getfd_(p->pidfd, c->bell);
+        p->bell = wmpi_pidfd_getfd(p->pidfd, c->bell);
     if (fd >= 0 && p->bell >= 0 && fstat(fd, &st) == 0 &&
         (size_t)st.st_size == wmpi_shm_segment_bytes(t->nlocal, t->ring_bytes)) {
         void *m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

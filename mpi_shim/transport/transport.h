@@ -42,6 +42,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <weft/errno.h>
 
@@ -123,6 +124,12 @@ extern const struct wmpi_transport_ops wmpi_shm_ops;
  * namespaces of one machine (multi-host tests) count as two hosts. Never
  * blocks. */
 void wmpi_host_identity(uint8_t id[16]);
+
+/* pidfd_open(2) and pidfd_getfd(2): a pidfd for process `pid`, and a copy
+ * of that process's fd `fd` (allowed to a process that may ptrace it);
+ * -1 with errno on error. Never block. */
+int wmpi_pidfd_open(pid_t pid);
+int wmpi_pidfd_getfd(int pidfd, int fd);
 
 /* FNV-1a over `n` bytes, continuing from `h` (WMPI_HASH64_SEED to start):
  * identities and tags, not security. Never blocks. */

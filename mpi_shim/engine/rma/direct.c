@@ -107,23 +107,28 @@ static int by_cma(wmpi_win *w, const wmpi_rma_args *a, const int64_t *run, int64
     uint64_t at = c->base + (uint64_t)(a->tdisp * w->units[a->target]);
     int put = a->kind == WMPI_RMA_PUT, err;
     struct iovec *remote;
-    char *tmp;
+    char *local, *tmp = NULL;
+    int64_t off;
 
     if (nruns == 0)
         return 1;
     if (!__atomic_load_n(&c->pid, __ATOMIC_RELAXED) || nruns > IOV_MAX)
         return 0;
-    tmp = malloc((size_t)tbytes);
+    /* an origin buffer that is its own packed form is moved as it is */
+    if (wmpi_datatype_dense(put ? a->odt : a->rdt, put ? a->ocount : a->rcount, &off))
+        local = wmpi_dt_at(put ? a->obuf : a->rbuf, off);
+    else
+        local = tmp = malloc((size_t)tbytes);
     remote = malloc((size_t)nruns * sizeof *remote);
-    if (!tmp || !remote) {
+    if (!local || !remote) {
         free(tmp);
         free(remote);
         return WEFT_ENOMEM;
     }
-    if (put)
+    if (put && tmp)
         wmpi_datatype_pack(a->odt, a->ocount, a->obuf, tmp);
-    err = cma_copy(c, put, tmp, at, run, nruns, tbytes, remote);
-    if (!err && !put)
+    err = cma_copy(c, put, local, at, run, nruns, tbytes, remote);
+    if (!err && !put && tmp)
         wmpi_datatype_unpack(a->rdt, a->rcount, tmp, a->rbuf);
     free(tmp);
     free(remote);

@@ -84,6 +84,8 @@ typedef struct wmpi_win {
                                host keeps its window, for single copies
                                (direct.c); else NULL */
     size_t shared_len;      /* read-only: its length */
+    int64_t *shared_off;    /* read-only: [size] where each rank's part
+                               starts in shared_map */
     void *errh;             /* the binding's error handler (NULL: fatal) */
     int syncs;              /* atomic: fences under ThreadSanitizer (below) */
     char name[64];

@@ -33,11 +33,11 @@
 #define _GNU_SOURCE /* memfd_create */
 #endif
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "engine/coll/coll.h"
@@ -105,9 +105,9 @@ static int map_segment(wmpi_win *w, const share_card *card)
     wmpi_host_identity(host);
     if (!card->pid || memcmp(host, card->host, sizeof host) != 0)
         return 0;
-    if ((pidfd = (int)syscall(SYS_pidfd_open, (pid_t)card->pid, 0)) < 0)
+    if ((pidfd = wmpi_pidfd_open((pid_t)card->pid)) < 0)
         return 0;
-    fd = (int)syscall(SYS_pidfd_getfd, pidfd, card->fd, 0);
+    fd = wmpi_pidfd_getfd(pidfd, card->fd);
     close(pidfd);
     if (fd < 0)
         return 0;
@@ -150,11 +150,15 @@ int wmpi_win_share(wmpi_win *w, int want)
     err = wmpi_allreduce(&ok, &all_ok, 1, &wmpi_dt_uint64, &wmpi_op_band, w->comm);
     if (!err && !all_ok)
         err = card.err ? card.err : -EXDEV;
+    if (!err && !(w->shared_off = malloc((size_t)w->comm->size * sizeof *w->shared_off)))
+        err = WEFT_ENOMEM;
     if (!err) {
-        int64_t before = 0;
-        for (int r = 0; r < w->comm->rank; r++)
-            before += w->sizes[r];
-        w->base = w->shared_map + page + before;
+        int64_t at = (int64_t)page;
+        for (int r = 0; r < w->comm->size; r++) {
+            w->shared_off[r] = at;
+            at += w->sizes[r];
+        }
+        w->base = w->shared_map + w->shared_off[w->comm->rank];
     }
 out:
     if (fd >= 0)
@@ -168,15 +172,13 @@ void wmpi_win_unshare(wmpi_win *w)
 {
     if (w->shared_map)
         munmap(w->shared_map, w->shared_len);
+    free(w->shared_off);
     w->shared_map = NULL;
+    w->shared_off = NULL;
     w->shared_len = 0;
 }
 
 void *wmpi_win_shared_base(const wmpi_win *w, int rank)
 {
-    int64_t before = 0;
-
-    for (int r = 0; r < rank; r++)
-        before += w->sizes[r];
-    return w->shared_map + page_size() + before;
+    return w->shared_map + w->shared_off[rank];
 }
