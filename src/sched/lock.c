@@ -11,6 +11,14 @@
  * again when it takes the lock, so a release after it wakes the next
  * sleeper too.
  *
+ * The release reads the word, then stores 0: a plain store, where an
+ * exchange (which would see a 2 written at any moment) costs a locked
+ * instruction on the path of every switch. A waiter that writes its 2
+ * between that read and that store sleeps with nobody to wake it, so a
+ * sleep is a nap of at most WF_LOCK_NAP_NS, after which the waiter tries
+ * again. The window is a few instructions of a holder that releases just
+ * as a waiter gives up spinning; the nap bounds what it costs.
+ *
  * Why sleep, not spin or yield. The holder is a kernel thread (a worker,
  * the I/O server's thread) that the kernel may have descheduled, often
  * on the very CPU the waiter wants to spin on: the I/O server's thread,
@@ -23,10 +31,9 @@
  * few microseconds nearly always (these sections are a few list
  * operations), and a sleep and wake cost tens of microseconds on a
  * virtual machine.
- * The cost for the uncontended: the release is an exchange instead of a
- * store (~10 ns more), to learn whether to wake.
  */
 #include <stdint.h>
+#include <time.h>
 
 #include "sched/sched_internal.h"
 #include "util/cpu.h"
@@ -39,6 +46,16 @@ static int take_if_free(int *l)
                                        __ATOMIC_RELAXED);
 }
 
+/* Sleep until a release wakes us or WF_LOCK_NAP_NS pass (lock.c head:
+ * a release may miss a sleeper that marked the word just before it). */
+static void nap(int *l)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t deadline = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec + WF_LOCK_NAP_NS;
+    wf_futex_wait_until((uint32_t *)l, WF_LOCK_SLEEPERS, deadline);
+}
+
 /* Spin while the holder is likely to release soon, then sleep. Whoever
  * finds the word free with its exchange owns the lock (still marked 2). */
 void wf_lock_contended(int *l)
@@ -49,7 +66,7 @@ void wf_lock_contended(int *l)
         wf_cpu_relax();
     }
     while (__atomic_exchange_n(l, WF_LOCK_SLEEPERS, __ATOMIC_ACQUIRE) != WF_LOCK_FREE)
-        wf_futex_wait((uint32_t *)l, WF_LOCK_SLEEPERS);
+        nap(l);
 }
 
 void wf_lock_wake(int *l)

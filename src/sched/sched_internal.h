@@ -220,9 +220,14 @@ static inline void wf_lock_acquire(int *l)
         wf_lock_contended(l);
 }
 
+/* Only a holder lowers the word, so a 2 read here stays 2 until the store.
+ * A waiter that marks it 2 between the read and the store is not woken:
+ * it naps (lock.c), so the miss costs it at most WF_LOCK_NAP_NS. */
 static inline void wf_lock_release(int *l)
 {
-    if (__atomic_exchange_n(l, WF_LOCK_FREE, __ATOMIC_RELEASE) == WF_LOCK_SLEEPERS)
+    int sleepers = __atomic_load_n(l, __ATOMIC_RELAXED) == WF_LOCK_SLEEPERS;
+    __atomic_store_n(l, WF_LOCK_FREE, __ATOMIC_RELEASE);
+    if (sleepers)
         wf_lock_wake(l);
 }
 

@@ -24,6 +24,11 @@
 /* Spins before a lock waiter sleeps: a holder on another CPU releases
  * within a few microseconds (128 pauses are 0.5-3 us). */
 #define WF_LOCK_SPINS 128
+/* Longest sleep of a lock waiter between two tries: bounds the wait of
+ * one whose release was missed (lock.c), and is a few times a kernel
+ * wake-up, so a waiter behind a descheduled holder rarely wakes for
+ * nothing. */
+#define WF_LOCK_NAP_NS (50 * 1000LL)
 
 /* ------------------------------------------------ preemption (sched) */
 
