@@ -378,7 +378,8 @@ static int make_ranks(struct wl_job *j, const struct wl_opts *o)
     for (int i = 0, k = 0, left = o->apps[0].np; i < j->n; i++, left--) {
         while (left == 0 && k + 1 < o->napps)
             left = o->apps[++k].np;
-        j->ranks[i] = (struct wl_rank){ .rank = i, .app = k, .out = { .fd = -1, .file = -1 },
+        j->ranks[i] = (struct wl_rank){ .rank = i, .app = k, .launch_fd = -1,
+                                        .out = { .fd = -1, .file = -1 },
                                         .err = { .fd = -1, .file = -1 } };
     }
     return 0;

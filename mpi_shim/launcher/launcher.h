@@ -109,6 +109,7 @@ struct wl_rank {
     struct wl_host *host;
     int local_rank;
     pid_t pid;               /* the child mpirun forked (rank or agent) */
+    int launch_fd;           /* reports a failed exec until checked; -1 */
     pid_t rpid;              /* the rank's own pid, from its HELLO; 0 */
     int alive;               /* not reaped yet */
     int status;              /* wait status, once reaped */

@@ -437,7 +437,11 @@ static int fork_rank(struct wl_job *j, struct wl_rank *r, struct pipes *p, char 
     wl_iofwd_open_files(j, r);
     if (j->o->verbose)
         wl_say("rank %d on %s: pid %d", r->rank, r->host->name, (int)pid);
-    return check_launch(j, r, p->rep[0], argv[0], io.wdir);
+    if (remote) /* checked at once: the agent's name is known only here */
+        return check_launch(j, r, p->rep[0], argv[0], io.wdir);
+    r->launch_fd = p->rep[0];
+    p->rep[0] = -1;
+    return 0;
 }
 
 /* The agent's command line for a remote rank: the plan travels in it. */
@@ -481,12 +485,35 @@ static int spawn_rank(struct wl_job *j, struct wl_rank *r)
     return err;
 }
 
+/* 0 if local rank r's exec succeeded (its report pipe closes on exec). */
+static int check_rank(struct wl_job *j, struct wl_rank *r)
+{
+    int fd = r->launch_fd;
+
+    r->launch_fd = -1;
+    return check_launch(j, r, fd, j->o->apps[r->app].argv[0], rank_wdir(j, r));
+}
+
+/* Every local rank is forked before any exec is checked: waiting for
+ * each child to reach exec before forking the next costs a scheduler
+ * round trip per rank, which on a loaded host was a large part of the
+ * start-up of a big job (docs/performance-notes.md). */
 int wl_spawn_all(struct wl_job *j)
 {
-    for (int i = 0; i < j->n; i++)
-        if (spawn_rank(j, &j->ranks[i]))
-            return -1;
-    return 0;
+    int forked = 0, err = 0;
+
+    while (forked < j->n && !err)
+        err = spawn_rank(j, &j->ranks[forked++]);
+    for (int i = 0; i < forked; i++) {
+        struct wl_rank *r = &j->ranks[i];
+        if (r->launch_fd < 0)
+            continue;
+        if (!err) /* the job fails once, for the first rank that failed */
+            err = check_rank(j, r);
+        else
+            close_fd(&r->launch_fd);
+    }
+    return err ? -1 : 0;
 }
 
 int wl_agent_relays_signals(const char *agent)
