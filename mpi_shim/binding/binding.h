@@ -25,6 +25,7 @@
 #include <mpi.h>
 
 #include "engine/engine.h"
+#include "engine/objects/info.h"
 
 #define WMPI_STR_(x) #x
 #define WMPI_STR(x) WMPI_STR_(x)
@@ -45,7 +46,33 @@ struct wmpi_errhandler {
     int kind;
     MPI_Comm_errhandler_function *fn; /* WMPI_ERRH_USER */
     int refs; /* atomic; user handlers: handles + communicators using it */
+    uint32_t magic; /* atomic: WMPI_ERRH_LIVE while referenced (predefined:
+                       always), WMPI_ERRH_FREED once the last reference went */
 };
+
+#define WMPI_ERRH_LIVE 0x48525245u  /* "ERRH" */
+#define WMPI_ERRH_FREED 0x44525245u /* "ERRD" */
+
+/* 1 if h looks like an error handler still referenced: not NULL, not a
+ * small integer or misaligned pointer, not zeroed or released memory
+ * (released handlers stay readable in the quarantine for a while). A
+ * handler freed while a communicator or window still uses it stays valid:
+ * every handle to it, from create or get_errhandler, is the same address.
+ * One load and compare. */
+static inline int wbind_errh_is_live(MPI_Errhandler h)
+{
+    uintptr_t p = (uintptr_t)h;
+
+    return p >= 4096 && p % _Alignof(struct wmpi_errhandler) == 0 &&
+           __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) == WMPI_ERRH_LIVE;
+}
+
+/* A user handler of kind WMPI_ERRH_USER calling fn (a window's function
+ * cast to the communicator type), one reference; NULL if out of memory. */
+MPI_Errhandler wbind_errh_create(MPI_Comm_errhandler_function *fn);
+/* Drop a reference of a user handler (predefined ones and NULL are left
+ * alone); the last one puts it in the quarantine. */
+void wbind_errh_release(MPI_Errhandler h);
 
 /* Drop the handlers of the predefined communicators (MPI_Finalize). */
 void wbind_errhandlers_release(void);
@@ -80,6 +107,14 @@ int wbind_check_p2p(const void *buf, int count, MPI_Datatype dt, int peer,
  * when `req` is NULL. */
 int wbind_check_p2p_req(const void *buf, int count, MPI_Datatype dt, int peer,
                        int tag, MPI_Comm comm, int recv, const MPI_Request *req);
+
+/* 0 for MPI_INFO_NULL or a live info object, else MPI_ERR_INFO (freed or
+ * zeroed memory, a small integer): for the calls whose info argument may
+ * be null. One load and compare. */
+static inline int wbind_check_info(MPI_Info info)
+{
+    return info == MPI_INFO_NULL || wmpi_info_is_live(info) ? 0 : MPI_ERR_INFO;
+}
 
 /* ------------------------------------------------------------ status */
 

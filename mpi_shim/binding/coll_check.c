@@ -91,7 +91,7 @@ int wbind_check_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 
     if (cls)
         return cls;
-    if (!op || !wmpi_op_valid(op, dt))
+    if (!wmpi_op_valid(op, dt)) /* null, freed or zeroed too */
         return MPI_ERR_OP;
     return MPI_SUCCESS;
 }

@@ -189,7 +189,7 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     int cls;
 
     WMPI_NEED_INIT("MPI_Comm_dup_with_info");
-    if ((cls = check_new(comm, newcomm, INTER_OK)))
+    if ((cls = check_new(comm, newcomm, INTER_OK)) || (cls = wbind_check_info(info)))
         return wbind_fail(comm, cls, "MPI_Comm_dup_with_info");
     return made(comm, wmpi_comm_dup_with_info(comm, info, &nc), &nc, newcomm,
                 "MPI_Comm_dup_with_info");
@@ -240,9 +240,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
     wmpi_comm *nc = NULL;
     int cls;
 
-    (void)info; /* no hints for the split yet */
     WMPI_NEED_INIT("MPI_Comm_split_type");
-    if ((cls = check_new(comm, newcomm, INTER_UNSUPPORTED)))
+    /* no hint is used for the split yet, but a bad handle is still bad */
+    if ((cls = check_new(comm, newcomm, INTER_UNSUPPORTED)) || (cls = wbind_check_info(info)))
         return wbind_fail(comm, cls, "MPI_Comm_split_type");
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_split_type");

@@ -85,10 +85,11 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     void *p;
 
-    (void)info;
     WMPI_NEED_INIT("MPI_Alloc_mem");
     if (size < 0 || !baseptr)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Alloc_mem");
+    if (wbind_check_info(info)) /* no hint is used */
+        return wbind_fail(NULL, MPI_ERR_INFO, "MPI_Alloc_mem");
     p = malloc(size ? (size_t)size : 1);
     if (!p)
         return wbind_fail(NULL, MPI_ERR_NO_MEM, "MPI_Alloc_mem");

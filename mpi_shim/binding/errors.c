@@ -20,7 +20,10 @@
  * while a communicator uses it): one reference per handle the user holds
  * (MPI_Comm_create_errhandler, MPI_Comm_get_errhandler) and one per
  * communicator set to it; the predefined handlers are never counted.
- * MPI_Finalize drops the predefined communicators' references.
+ * MPI_Finalize drops the predefined communicators' references. A handler
+ * carries a live mark, cleared when its last reference goes (its memory
+ * then waits in the quarantine, engine/objects/quarantine.c): a released,
+ * zeroed or small-integer handle is MPI_ERR_ARG, as in MPICH and Open MPI.
  *
  * Rejected: exit() in the fatal handler (it would leave the other ranks
  * waiting on us; the launcher must stop the whole job).
@@ -30,6 +33,7 @@
  * counts are atomic (setting a handler concurrently with an error on the
  * same communicator is a user race, as in every MPI).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,9 +41,13 @@
 #include "binding/binding.h"
 #include "binding/comm.h"
 #include "binding/errclass.h"
+#include "engine/objects/quarantine.h"
 
-struct wmpi_errhandler wmpi_errh_fatal = { WMPI_ERRH_FATAL, NULL, 0 };
-struct wmpi_errhandler wmpi_errh_return = { WMPI_ERRH_RETURN, NULL, 0 };
+struct wmpi_errhandler wmpi_errh_fatal = { WMPI_ERRH_FATAL, NULL, 0, WMPI_ERRH_LIVE };
+struct wmpi_errhandler wmpi_errh_return = { WMPI_ERRH_RETURN, NULL, 0, WMPI_ERRH_LIVE };
+
+_Static_assert(offsetof(struct wmpi_errhandler, magic) >= 16,
+               "the live mark lies past the words free() reuses");
 
 static const char *const class_name[MPI_ERR_LASTCODE + 1] = {
 #define C(x) [x] = #x
@@ -245,22 +253,35 @@ static MPI_Errhandler hold(MPI_Errhandler h)
     return h;
 }
 
-static void release(MPI_Errhandler h)
+MPI_Errhandler wbind_errh_create(MPI_Comm_errhandler_function *fn)
 {
-    if (h && h->kind == WMPI_ERRH_USER &&
-        __atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) == 0)
-        free(h);
+    MPI_Errhandler h = malloc(sizeof *h);
+
+    if (h)
+        *h = (struct wmpi_errhandler){ WMPI_ERRH_USER, fn, 1, WMPI_ERRH_LIVE };
+    return h;
+}
+
+void wbind_errh_release(MPI_Errhandler h)
+{
+    if (!h || h->kind != WMPI_ERRH_USER ||
+        __atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    /* a stale copy of a handle then reads FREED in memory still ours */
+    __atomic_store_n(&h->magic, WMPI_ERRH_FREED, __ATOMIC_RELEASE);
+    wmpi_quarantine_put(h);
 }
 
 static void set_handler(MPI_Comm comm, MPI_Errhandler h)
 {
-    release(__atomic_exchange_n((MPI_Errhandler *)&comm->errh, hold(h), __ATOMIC_ACQ_REL));
+    wbind_errh_release(__atomic_exchange_n((MPI_Errhandler *)&comm->errh, hold(h),
+                                           __ATOMIC_ACQ_REL));
 }
 
 /* The engine destroyed a communicator: drop its handler's reference. */
 static void drop_comm_handler(wmpi_comm *c)
 {
-    release(__atomic_exchange_n((MPI_Errhandler *)&c->errh, NULL, __ATOMIC_ACQ_REL));
+    wbind_errh_release(__atomic_exchange_n((MPI_Errhandler *)&c->errh, NULL, __ATOMIC_ACQ_REL));
 }
 
 /* (binding/comm.h) A new communicator inherits its parent's handler. */
@@ -284,7 +305,7 @@ static int comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler,
     WMPI_NEED_INIT(fn);
     if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, fn);
-    if (!errhandler)
+    if (!wbind_errh_is_live(errhandler)) /* null, released, zeroed */
         return wbind_fail(comm, MPI_ERR_ARG, fn);
     set_handler(comm, errhandler);
     return MPI_SUCCESS;
@@ -333,12 +354,9 @@ static int create_errhandler(MPI_Comm_errhandler_function *function,
 
     if (!function || !errhandler)
         return wbind_fail(NULL, MPI_ERR_ARG, fn);
-    h = malloc(sizeof *h);
+    h = wbind_errh_create(function);
     if (!h)
         return wbind_fail(NULL, MPI_ERR_NO_MEM, fn);
-    h->kind = WMPI_ERRH_USER;
-    h->fn = function;
-    h->refs = 1;
     *errhandler = h;
     return MPI_SUCCESS;
 }
@@ -369,9 +387,9 @@ WMPI_ALIAS(Comm_call_errhandler)
 
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
-    if (!errhandler || !*errhandler)
+    if (!errhandler || !wbind_errh_is_live(*errhandler))
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Errhandler_free");
-    release(*errhandler);
+    wbind_errh_release(*errhandler);
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }

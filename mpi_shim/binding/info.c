@@ -6,7 +6,9 @@
  * Keys are at most MPI_MAX_INFO_KEY - 1 characters and not empty, values
  * at most MPI_MAX_INFO_VAL - 1 (the C strings with their NUL fit the
  * MPI_MAX_* buffers), else MPI_ERR_INFO_KEY / MPI_ERR_INFO_VALUE, as Open
- * MPI checks; a null or freed handle is MPI_ERR_INFO; a missing key for
+ * MPI checks; a null, freed or zeroed handle is MPI_ERR_INFO (the live
+ * mark, wmpi_info_is_live; calls that allow MPI_INFO_NULL check with
+ * wbind_check_info, binding.h); a missing key for
  * MPI_Info_delete is MPI_ERR_INFO_NOKEY; an n out of range for
  * MPI_Info_get_nthkey is MPI_ERR_ARG. Errors of info calls concern no
  * communicator: they go to MPI_COMM_WORLD's handler (MPI-3.1 8.3).
@@ -48,7 +50,7 @@ static int check_key(const char *key)
 /* The checks every call on an existing object and a key makes. */
 static int check_info_key(MPI_Info info, const char *key)
 {
-    return info == MPI_INFO_NULL ? MPI_ERR_INFO : check_key(key);
+    return !wmpi_info_is_live(info) ? MPI_ERR_INFO : check_key(key);
 }
 
 int PMPI_Info_create(MPI_Info *info)
@@ -123,7 +125,7 @@ WMPI_ALIAS(Info_get_valuelen)
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     WMPI_NEED_INIT("MPI_Info_get_nkeys");
-    if (info == MPI_INFO_NULL)
+    if (!wmpi_info_is_live(info))
         return wbind_fail(NULL, MPI_ERR_INFO, "MPI_Info_get_nkeys");
     if (!nkeys)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Info_get_nkeys");
@@ -135,7 +137,7 @@ WMPI_ALIAS(Info_get_nkeys)
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     WMPI_NEED_INIT("MPI_Info_get_nthkey");
-    if (info == MPI_INFO_NULL)
+    if (!wmpi_info_is_live(info))
         return wbind_fail(NULL, MPI_ERR_INFO, "MPI_Info_get_nthkey");
     if (!key || wmpi_info_nthkey(env_ready(info), n, key, MPI_MAX_INFO_KEY) < 0)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Info_get_nthkey");
@@ -146,7 +148,7 @@ WMPI_ALIAS(Info_get_nthkey)
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     WMPI_NEED_INIT("MPI_Info_dup");
-    if (info == MPI_INFO_NULL)
+    if (!wmpi_info_is_live(info))
         return wbind_fail(NULL, MPI_ERR_INFO, "MPI_Info_dup");
     if (!newinfo)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Info_dup");
@@ -159,7 +161,7 @@ int PMPI_Info_free(MPI_Info *info)
     WMPI_NEED_INIT("MPI_Info_free");
     if (!info)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Info_free");
-    if (*info == MPI_INFO_NULL || *info == MPI_INFO_ENV)
+    if (!wmpi_info_is_live(*info) || *info == MPI_INFO_ENV)
         return wbind_fail(NULL, MPI_ERR_INFO, "MPI_Info_free");
     wmpi_info_release(*info);
     *info = MPI_INFO_NULL;
@@ -185,7 +187,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     WMPI_NEED_INIT("MPI_Comm_set_info");
     if (!wmpi_comm_is_live(comm))
         return wbind_fail(NULL, MPI_ERR_COMM, "MPI_Comm_set_info");
-    if (info == MPI_INFO_NULL)
+    if (!wmpi_info_is_live(info))
         return wbind_fail(comm, MPI_ERR_INFO, "MPI_Comm_set_info");
     err = wmpi_info_dup(env_ready(info), &copy);
     if (err)

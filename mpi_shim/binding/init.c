@@ -19,6 +19,7 @@
 #include "binding/binding.h"
 #include "binding/errclass.h"
 #include "engine/objects/comm.h"
+#include "engine/objects/quarantine.h"
 
 static int init(int required, int *provided, const char *fn)
 {
@@ -68,6 +69,7 @@ int PMPI_Finalize(void)
     if (err)
         return wbind_return(NULL, err, "MPI_Finalize");
     wbind_errhandlers_release();
+    wmpi_quarantine_flush(); /* no handle may be used from now on */
     return MPI_SUCCESS;
 }
 WMPI_ALIAS(Finalize)

@@ -8,10 +8,13 @@
  * dereferenced) and the status of a receive from MPI_PROC_NULL; receiving
  * MPI_MESSAGE_NO_PROC gives that status again, at once (Imrecv: a request
  * complete at start). A receive clears the handle to MPI_MESSAGE_NULL;
- * receiving MPI_MESSAGE_NULL is MPI_ERR_REQUEST, as Open MPI reports.
+ * receiving MPI_MESSAGE_NULL is MPI_ERR_REQUEST, as Open MPI reports, and
+ * so is a handle that is no live message (a copy of one received already,
+ * zeroed memory, a small integer: wmpi_message_is_live, one load and
+ * compare).
  *
  * Errors go to the handler of the communicator the message was probed on
- * (MPI_COMM_WORLD's for MPI_MESSAGE_NO_PROC and null handles).
+ * (MPI_COMM_WORLD's for MPI_MESSAGE_NO_PROC and null or dead handles).
  *
  * Rejected: MPI_Mrecv as MPI_Recv with the probed envelope (another
  * thread's receive could take the message in between: the race the
@@ -90,7 +93,7 @@ WMPI_ALIAS(Improbe)
 
 static MPI_Comm message_comm(const MPI_Message *message)
 {
-    if (!message || *message == MPI_MESSAGE_NULL || *message == MPI_MESSAGE_NO_PROC)
+    if (!message || *message == MPI_MESSAGE_NO_PROC || !wmpi_message_is_live(*message))
         return MPI_COMM_WORLD;
     return (*message)->comm;
 }
@@ -98,8 +101,8 @@ static MPI_Comm message_comm(const MPI_Message *message)
 /* 0 or the class of a bad argument list. */
 static int recv_check(void *buf, int count, MPI_Datatype dt, const MPI_Message *message)
 {
-    if (!message || *message == MPI_MESSAGE_NULL)
-        return MPI_ERR_REQUEST;
+    if (!message || (*message != MPI_MESSAGE_NO_PROC && !wmpi_message_is_live(*message)))
+        return MPI_ERR_REQUEST; /* null, received already, zeroed memory */
     return wbind_check_p2p(buf, count, dt, MPI_ANY_SOURCE, MPI_ANY_TAG,
                           message_comm(message), 1);
 }

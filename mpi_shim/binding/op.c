@@ -11,6 +11,9 @@
  *
  * Rejected: accepting MPI_REPLACE / MPI_NO_OP in MPI_Reduce_local (MPI
  * allows them in accumulate only; Open MPI rejects them too).
+ * An op handle that is not live (null, freed, zeroed memory, a small
+ * integer) is MPI_ERR_OP in every call here and in every reduction
+ * (wmpi_op_is_live: one load and compare).
  * Invariants: a freed handle is set to MPI_OP_NULL.
  * Locking: none here.
  */
@@ -31,7 +34,7 @@ WMPI_ALIAS(Op_create)
 int PMPI_Op_free(MPI_Op *op)
 {
     WMPI_NEED_INIT("MPI_Op_free");
-    if (!op || !*op || wmpi_op_is_predefined(*op))
+    if (!op || !wmpi_op_is_live(*op) || wmpi_op_is_predefined(*op))
         return wbind_fail(NULL, MPI_ERR_OP, "MPI_Op_free");
     wmpi_op_free(*op);
     *op = MPI_OP_NULL;
@@ -42,7 +45,7 @@ WMPI_ALIAS(Op_free)
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
     WMPI_NEED_INIT("MPI_Op_commutative");
-    if (!op)
+    if (!wmpi_op_is_live(op))
         return wbind_fail(NULL, MPI_ERR_OP, "MPI_Op_commutative");
     if (!commute)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Op_commutative");
@@ -54,7 +57,7 @@ WMPI_ALIAS(Op_commutative)
 static int check_reduce_local(const void *inbuf, const void *inoutbuf,
                               int count, MPI_Datatype dt, MPI_Op op)
 {
-    if (!op)
+    if (!wmpi_op_is_live(op)) /* null, freed, zeroed memory */
         return MPI_ERR_OP;
     if (!wmpi_datatype_is_valid(dt))
         return MPI_ERR_TYPE;

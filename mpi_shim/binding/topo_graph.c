@@ -223,9 +223,10 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree,
     wmpi_comm *nc = NULL;
     int cls = check_parent(comm_old, comm_dist_graph), err;
 
-    (void)info; /* hints: none used */
     (void)reorder;
     WMPI_NEED_INIT("MPI_Dist_graph_create_adjacent");
+    if (!cls)
+        cls = wbind_check_info(info); /* no hint is used */
     if (!cls)
         cls = check_side(comm_old, indegree, sources, sourceweights, &sw);
     if (!cls)
@@ -273,9 +274,10 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
     wmpi_comm *nc = NULL;
     int cls = check_parent(comm_old, comm_dist_graph), nedges = 0, err;
 
-    (void)info; /* hints: none used */
     (void)reorder;
     WMPI_NEED_INIT("MPI_Dist_graph_create");
+    if (!cls)
+        cls = wbind_check_info(info); /* no hint is used */
     if (!cls)
         cls = check_edges(comm_old, n, sources, degrees, destinations, &nedges);
     if (!cls)

@@ -18,11 +18,13 @@ _Static_assert(WMPI_WIN_CREATE == MPI_WIN_FLAVOR_CREATE &&
 
 /* ----------------------------------------------------------- creation */
 
-static int create_check(MPI_Aint size, int disp_unit, MPI_Comm comm,
-                        const void *out, const void *win)
+static int create_check(MPI_Aint size, int disp_unit, MPI_Info info,
+                        MPI_Comm comm, const void *out, const void *win)
 {
     if (!wmpi_comm_is_live(comm) || comm->remote_size)
         return MPI_ERR_COMM;
+    if (wbind_check_info(info)) /* no hint is used, but a bad handle is bad */
+        return MPI_ERR_INFO;
     if (size < 0)
         return MPI_ERR_SIZE;
     if (disp_unit <= 0)
@@ -30,11 +32,11 @@ static int create_check(MPI_Aint size, int disp_unit, MPI_Comm comm,
     return out && win ? MPI_SUCCESS : MPI_ERR_ARG;
 }
 
-static int create(void *base, MPI_Aint size, int disp_unit, MPI_Comm comm,
-                  int flavor, MPI_Win *win, const char *fn)
+static int create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                  MPI_Comm comm, int flavor, MPI_Win *win, const char *fn)
 {
     int allocate = flavor == WMPI_WIN_ALLOCATE || flavor == WMPI_WIN_SHARED;
-    int cls = create_check(size, disp_unit, comm, allocate ? base : win, win);
+    int cls = create_check(size, disp_unit, info, comm, allocate ? base : win, win);
     wmpi_win *w;
     int err;
 
@@ -55,9 +57,8 @@ static int create(void *base, MPI_Aint size, int disp_unit, MPI_Comm comm,
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
                     MPI_Comm comm, MPI_Win *win)
 {
-    (void)info;
     WMPI_NEED_INIT("MPI_Win_create");
-    return create(base, size, disp_unit, comm, WMPI_WIN_CREATE, win,
+    return create(base, size, disp_unit, info, comm, WMPI_WIN_CREATE, win,
                   "MPI_Win_create");
 }
 WMPI_ALIAS(Win_create)
@@ -65,9 +66,8 @@ WMPI_ALIAS(Win_create)
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
                       MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    (void)info;
     WMPI_NEED_INIT("MPI_Win_allocate");
-    return create(baseptr, size, disp_unit, comm, WMPI_WIN_ALLOCATE, win,
+    return create(baseptr, size, disp_unit, info, comm, WMPI_WIN_ALLOCATE, win,
                   "MPI_Win_allocate");
 }
 WMPI_ALIAS(Win_allocate)
@@ -77,9 +77,8 @@ WMPI_ALIAS(Win_allocate)
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
                              MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    (void)info;
     WMPI_NEED_INIT("MPI_Win_allocate_shared");
-    return create(baseptr, size, disp_unit, comm, WMPI_WIN_SHARED, win,
+    return create(baseptr, size, disp_unit, info, comm, WMPI_WIN_SHARED, win,
                   "MPI_Win_allocate_shared");
 }
 WMPI_ALIAS(Win_allocate_shared)
@@ -112,9 +111,8 @@ WMPI_ALIAS(Win_shared_query)
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    (void)info;
     WMPI_NEED_INIT("MPI_Win_create_dynamic");
-    return create(MPI_BOTTOM, 0, 1, comm, WMPI_WIN_DYNAMIC, win,
+    return create(MPI_BOTTOM, 0, 1, info, comm, WMPI_WIN_DYNAMIC, win,
                   "MPI_Win_create_dynamic");
 }
 WMPI_ALIAS(Win_create_dynamic)
@@ -234,7 +232,7 @@ WMPI_ALIAS(Win_get_name)
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     WBIND_WIN_CHECK(win, "MPI_Win_set_info");
-    if (info == MPI_INFO_NULL)
+    if (!wmpi_info_is_live(info))
         return wbind_win_fail(win, MPI_ERR_INFO, "MPI_Win_set_info");
     return MPI_SUCCESS;
 }

@@ -13,11 +13,11 @@
  * wmpi_errhandler, errors.c) with the window function stored in its
  * function pointer; it is counted the same way: one reference per handle
  * the user holds and one per window set to it, atomically, and freed at
- * zero. The predefined handlers are never counted.
+ * zero (wbind_errh_release, errors.c). The predefined handlers are never
+ * counted. A handle that is not a live handler is MPI_ERR_ARG.
  * Locking: a window's handler is one pointer, swapped atomically.
  */
 #include <errno.h>
-#include <stdlib.h>
 
 #include "binding/win.h"
 
@@ -67,9 +67,7 @@ static MPI_Errhandler hold(MPI_Errhandler h)
 
 void wbind_win_errh_release(MPI_Errhandler h)
 {
-    if (h && h->kind == WMPI_ERRH_USER &&
-        __atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) == 0)
-        free(h);
+    wbind_errh_release(h);
 }
 
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *function,
@@ -80,11 +78,9 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *function,
     WMPI_NEED_INIT("MPI_Win_create_errhandler");
     if (!function || !errhandler)
         return wbind_fail(NULL, MPI_ERR_ARG, "MPI_Win_create_errhandler");
-    if (!(h = malloc(sizeof *h)))
+    h = wbind_errh_create((MPI_Comm_errhandler_function *)(void (*)(void))function);
+    if (!h)
         return wbind_fail(NULL, MPI_ERR_NO_MEM, "MPI_Win_create_errhandler");
-    h->kind = WMPI_ERRH_USER;
-    h->fn = (MPI_Comm_errhandler_function *)(void (*)(void))function;
-    h->refs = 1;
     *errhandler = h;
     return MPI_SUCCESS;
 }
@@ -93,7 +89,7 @@ WMPI_ALIAS(Win_create_errhandler)
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     WBIND_WIN_CHECK(win, "MPI_Win_set_errhandler");
-    if (!errhandler)
+    if (!wbind_errh_is_live(errhandler)) /* null, released, zeroed */
         return wbind_win_fail(win, MPI_ERR_ARG, "MPI_Win_set_errhandler");
     wbind_win_errh_release(__atomic_exchange_n((MPI_Errhandler *)&win->errh,
                                                hold(errhandler),

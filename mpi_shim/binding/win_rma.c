@@ -34,7 +34,7 @@ static int check_op(MPI_Op op, MPI_Datatype tdt, int no_op)
 {
     const wmpi_datatype *b;
 
-    if (!op || !wmpi_op_is_predefined(op))
+    if (!wmpi_op_is_live(op) || !wmpi_op_is_predefined(op))
         return MPI_ERR_OP;
     if (op == MPI_REPLACE || (no_op && op == MPI_NO_OP))
         return MPI_SUCCESS;

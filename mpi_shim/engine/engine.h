@@ -126,9 +126,26 @@ typedef struct wmpi_op {
     const char *name;
     int id;           /* read-only: enum wmpi_op_id (op.h); 0 = user op */
     int commute;      /* read-only: 1 if commutative */
+    uint32_t magic;   /* atomic: WMPI_OP_LIVE while the user's handle is
+                         valid (predefined ops: always), WMPI_OP_FREED once
+                         MPI_Op_free took it */
     wmpi_user_fn *fn; /* read-only: user ops */
     int refs;         /* private, atomic: user ops: handle + operations */
 } wmpi_op;
+
+#define WMPI_OP_LIVE 0x4e45504fu  /* "OPEN" */
+#define WMPI_OP_FREED 0x44504f46u /* "FOPD" */
+
+/* 1 if op looks like an op handle the user may use: not NULL, not a small
+ * integer or misaligned pointer, not freed (as wmpi_comm_is_live; a freed
+ * user op's memory stays ours in the quarantine for a while). */
+static inline int wmpi_op_is_live(const wmpi_op *op)
+{
+    uintptr_t p = (uintptr_t)op;
+
+    return p >= 4096 && p % _Alignof(wmpi_op) == 0 &&
+           __atomic_load_n(&op->magic, __ATOMIC_ACQUIRE) == WMPI_OP_LIVE;
+}
 
 /* ----------------------------------------------------------- communicators */
 
@@ -169,8 +186,10 @@ typedef struct wmpi_comm {
 
 /* 1 if c is a handle the user may still use: not NULL, not a small
  * integer or misaligned pointer (as (MPI_Comm)1), and not freed. Cheap
- * enough for every call; a freed communicator whose memory was reused or
- * a wild pointer into mapped memory can still pass or fault: only the
+ * enough for every call. A destroyed communicator's memory stays ours in
+ * the quarantine (engine/objects/quarantine.h) for a while, so a handle
+ * used soon after its free reads owned memory; one used much later, or a
+ * wild pointer into mapped memory, can still pass or fault: only the
  * common mistakes are caught. */
 static inline int wmpi_comm_is_live(const wmpi_comm *c)
 {

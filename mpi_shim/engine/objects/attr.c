@@ -7,8 +7,14 @@
  * its number in one table; a communicator keeps a list of (keyval, value)
  * in the order they were set. Keyvals are reference counted: the user's
  * number is one reference, each attribute set with it another, so
- * MPI_Comm_free_keyval leaves existing attributes working (MPI-3.1 6.7.2)
- * and the number is reused only once nothing refers to it. Predefined
+ * MPI_Comm_free_keyval leaves existing attributes working (MPI-3.1 6.7.2:
+ * they are deleted by MPI_Comm_delete_attr or the object's free, and
+ * copied by a dup) and the number is reused only once nothing refers to
+ * it, and then as late as possible (numbers are handed out round the
+ * table). A number never created, freed with nothing left using it, or of
+ * another object kind is an unknown keyval: WEFT_EINVAL, MPI_ERR_KEYVAL;
+ * a freed one that attributes still use may be read and deleted, not set
+ * (Open MPI and MPICH read it too). Predefined
  * keyvals (1..7) have fixed numbers, DUP copy callbacks (so dups of world
  * answer too, as in Open MPI) and cannot be set or deleted by the user;
  * user numbers start at WMPI_KEY_FIRST_USER.
@@ -78,6 +84,7 @@ struct wmpi_attr {
 static wmpi_lock lock = WMPI_LOCK_INITIALIZER;
 static keyval **table; /* [cap], by number */
 static int cap;
+static int next_number = WMPI_KEY_FIRST_USER; /* where the next search starts */
 
 /* -------------------------------------------------- predefined keyvals */
 
@@ -181,20 +188,36 @@ static keyval *kv_find_locked(int kind, int id)
     return kv && kv->kind == kind ? kv : NULL;
 }
 
+/* A free user number, searched round the table from the one after the
+ * last handed out, so a freed number comes back as late as possible (a
+ * stale copy of it stays MPI_ERR_KEYVAL meanwhile); cap if none is free. */
+static int free_number_locked(void)
+{
+    int span = cap - WMPI_KEY_FIRST_USER;
+
+    for (int i = 0; i < span; i++) {
+        int k = WMPI_KEY_FIRST_USER + (next_number - WMPI_KEY_FIRST_USER + i) % span;
+
+        if (!table[k])
+            return k;
+    }
+    return cap > WMPI_KEY_FIRST_USER ? cap : WMPI_KEY_FIRST_USER;
+}
+
 /* Number and register kv (filled in but for its id). */
 static int keyval_add(keyval *kv, int *id)
 {
-    int k = WMPI_KEY_FIRST_USER, err = 0;
+    int k, err = 0;
 
     wmpi_lock_take(&lock);
-    while (k < cap && table[k])
-        k++;
+    k = free_number_locked();
     if (k >= cap)
         err = grow_locked(k);
     if (!err) {
         kv->id = k;
         table[k] = kv;
         *id = k;
+        next_number = k + 1;
     }
     wmpi_lock_release(&lock);
     if (err)

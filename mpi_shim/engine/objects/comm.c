@@ -18,6 +18,11 @@
  * context ids go with the last reference, possibly inside the engine's
  * progress (so destruction takes no engine lock and calls no user code).
  *
+ * The memory of a destroyed communicator goes to the quarantine
+ * (quarantine.c), not to malloc: a copy of its handle used afterwards
+ * then reads the FREED mark in memory still ours and fails with
+ * MPI_ERR_COMM, instead of reading freed memory.
+ *
  * Rejected: freeing at MPI_Comm_free (a pending receive would then read
  * freed memory, and its context id could be reused under it).
  * Invariants: 0 <= rank < size; world[] has wmpi_comm_peers() entries
@@ -32,6 +37,7 @@
 #include "engine/coll/coll.h"
 #include "engine/objects/comm.h"
 #include "engine/objects/info.h"
+#include "engine/objects/quarantine.h"
 #include "engine/core/internal.h"
 
 wmpi_comm wmpi_comm_world = { .ctx = WMPI_CTX_WORLD, .name = "MPI_COMM_WORLD",
@@ -126,7 +132,10 @@ static void destroy(wmpi_comm *c)
     wmpi_group_release(c->group);
     wmpi_group_release(c->remote);
     wmpi_ctx_free(c->ctx, c->npairs);
-    free(c);
+    /* an internal communicator (a window's, an intercomm's local one) dies
+     * here, not in MPI_Comm_free: its handle goes dead now */
+    __atomic_store_n(&c->magic, WMPI_COMM_FREED, __ATOMIC_RELEASE);
+    wmpi_quarantine_put(c);
 }
 
 void wmpi_comm_release(wmpi_comm *c)

@@ -6,7 +6,10 @@
  * (requests retain their type in start.c), each type built on it. Its
  * release drops its own references to the types it was built from, so a
  * chain of types is freed from the top down. Predefined types are static
- * and never counted.
+ * and never counted. The freed type's own allocation (handle and
+ * description, a fixed size) waits in the quarantine (quarantine.c) with
+ * its mark cleared, so a stale handle is refused without reading freed
+ * memory.
  *
  * Rejected: freeing at MPI_Type_free and making pending operations copy
  * the type (a copy per operation for a case MPI allows but few use).
@@ -21,6 +24,7 @@
 
 #include "engine/objects/comm.h"
 #include "engine/objects/datatype_impl.h"
+#include "engine/objects/quarantine.h"
 #include "engine/core/internal.h"
 
 /* ------------------------------------------------------------ life */
@@ -43,7 +47,7 @@ void wmpi_datatype_release(wmpi_datatype *dt)
     free((void *)d->args.aints);
     free(d->segs);
     __atomic_store_n(&d->magic, WMPI_DTD_FREED, __ATOMIC_RELEASE);
-    free((wmpi_derived_type *)dt);
+    wmpi_quarantine_put((wmpi_derived_type *)dt); /* a stale handle reads FREED */
 }
 
 void wmpi_datatype_args(const wmpi_datatype *dt, wmpi_type_args *a)

@@ -20,12 +20,18 @@
  * objects this small); reference-counted sharing between MPI_Info_dup
  * copies (copy-on-write bookkeeping for objects copied rarely).
  *
+ * Released objects go to the quarantine (quarantine.c) with their live
+ * mark cleared, so the bindings refuse a freed handle (MPI_ERR_INFO)
+ * without reading freed memory.
+ *
  * Invariants: ent[0..n) hold distinct keys, each a malloc'd string, as
- * are the values; MPI_INFO_ENV is never freed.
+ * are the values; MPI_INFO_ENV is never freed; magic is WMPI_INFO_LIVE
+ * from creation to release.
  * Locking: each object's own lock guards n, cap and ent for one call;
  * env filling is serialised by the object's lock and published by
  * `filled` (release/acquire).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +39,13 @@
 #include <unistd.h>
 
 #include "engine/objects/info.h"
+#include "engine/objects/quarantine.h"
 #include "engine/engine.h"
 
-wmpi_info wmpi_pub_info_env = { .lock = WMPI_LOCK_INITIALIZER, .predefined = 1 };
+wmpi_info wmpi_pub_info_env = { .lock = WMPI_LOCK_INITIALIZER, .predefined = 1,
+                                .magic = WMPI_INFO_LIVE };
+
+_Static_assert(offsetof(wmpi_info, magic) >= 16, "wmpi_info.magic past free()'s words");
 
 /* ------------------------------------------------------------ storage */
 
@@ -112,6 +122,8 @@ int wmpi_info_create(wmpi_info **out)
 {
     wmpi_info *info = calloc(1, sizeof *info);
 
+    if (info)
+        info->magic = WMPI_INFO_LIVE;
     *out = info;
     return info ? 0 : WEFT_ENOMEM;
 }
@@ -149,7 +161,9 @@ void wmpi_info_release(wmpi_info *info)
     if (!info || info->predefined)
         return;
     clear(info);
-    free(info);
+    /* a copy of the handle used later reads FREED in memory still ours */
+    __atomic_store_n(&info->magic, WMPI_INFO_FREED, __ATOMIC_RELEASE);
+    wmpi_quarantine_put(info);
 }
 
 /* ------------------------------------------------------------ pairs */

@@ -14,6 +14,8 @@
 #ifndef WMPI_INFO_H
 #define WMPI_INFO_H
 
+#include <stdint.h>
+
 #include "engine/core/lock.h"
 
 typedef struct wmpi_info_entry {
@@ -26,8 +28,26 @@ typedef struct wmpi_info {
     int predefined;      /* read-only: MPI_INFO_ENV, never freed */
     int filled;          /* atomic: MPI_INFO_ENV's keys were set */
     int n, cap;          /* under lock */
+    uint32_t magic;      /* atomic: WMPI_INFO_LIVE until released, then
+                            WMPI_INFO_FREED (past the words free() reuses) */
     wmpi_info_entry *ent; /* [n], in order of first setting */
 } wmpi_info;
+
+#define WMPI_INFO_LIVE 0x4f464e49u  /* "INFO" */
+#define WMPI_INFO_FREED 0x44464e49u /* "INFD" */
+
+/* 1 if info looks like an info object the user may use: not
+ * MPI_INFO_NULL, not a small integer or misaligned pointer, not freed or
+ * zeroed memory. One load and compare; a released object's memory stays
+ * ours in the quarantine for a while (engine/objects/quarantine.h), so a
+ * handle used soon after MPI_Info_free reads owned memory. */
+static inline int wmpi_info_is_live(const wmpi_info *info)
+{
+    uintptr_t p = (uintptr_t)info;
+
+    return p >= 4096 && p % _Alignof(wmpi_info) == 0 &&
+           __atomic_load_n(&info->magic, __ATOMIC_ACQUIRE) == WMPI_INFO_LIVE;
+}
 
 /* MPI_INFO_ENV (definition in info.c). */
 extern wmpi_info wmpi_pub_info_env;

@@ -15,16 +15,30 @@
  * MPI_Op_free and making collectives copy the function pointer (an op may
  * grow state, e.g. a Fortran flag, and the count costs one atomic).
  *
+ * Handles die at MPI_Op_free: the op's live mark is cleared there, so
+ * every binding refuses a copy of the handle with MPI_ERR_OP, while the
+ * operations in flight go on with the op; the last reference puts the
+ * memory in the quarantine (quarantine.c), where the cleared mark stays
+ * readable for a while.
+ *
  * Invariants: predefined ids are > 0 and distinct; user ops have id 0
- * and refs >= 1 while reachable. Locking: none; refs is atomic, the other
+ * and refs >= 1 while reachable; magic is WMPI_OP_LIVE exactly until
+ * MPI_Op_free (predefined: always). Locking: none; refs is atomic, the other
  * fields are written only before the handle is published.
  */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "engine/objects/op.h"
+#include "engine/objects/quarantine.h"
+
+/* free() writes its list pointers over an object's first 16 bytes: the
+ * mark must lie past them to survive a later check */
+_Static_assert(offsetof(wmpi_op, magic) >= 16, "wmpi_op.magic");
 
 #define PREDEFINED(var, str, ident)                                        \
-    wmpi_op var = { .name = str, .id = ident, .commute = 1 }
+    wmpi_op var = { .name = str, .id = ident, .commute = 1,              \
+                    .magic = WMPI_OP_LIVE }
 
 PREDEFINED(wmpi_op_max, "MPI_MAX", WMPI_OP_MAX);
 PREDEFINED(wmpi_op_min, "MPI_MIN", WMPI_OP_MIN);
@@ -66,6 +80,7 @@ int wmpi_op_create(wmpi_user_fn *fn, int commute, wmpi_op **out)
     op->commute = commute != 0;
     op->fn = fn;
     op->refs = 1;
+    op->magic = WMPI_OP_LIVE;
     *out = op;
     return 0;
 }
@@ -81,13 +96,16 @@ void wmpi_op_release(wmpi_op *op)
     if (!op || wmpi_op_is_predefined(op))
         return;
     if (__atomic_sub_fetch(&op->refs, 1, __ATOMIC_ACQ_REL) == 0)
-        free(op);
+        wmpi_quarantine_put(op); /* a stale handle still reads FREED */
 }
 
 int wmpi_op_free(wmpi_op *op)
 {
-    if (!op || wmpi_op_is_predefined(op))
+    if (!wmpi_op_is_live(op) || wmpi_op_is_predefined(op))
         return WEFT_EINVAL;
+    /* the handle dies now, though a pending non-blocking collective keeps
+     * the op itself until it ends (MPI-3.1 5.9.5) */
+    __atomic_store_n(&op->magic, WMPI_OP_FREED, __ATOMIC_RELEASE);
     wmpi_op_release(op);
     return 0;
 }

@@ -42,8 +42,9 @@ enum wmpi_op_id {
 WMPI_OP_HIDDEN int wmpi_op_apply(const wmpi_op *op, const void *in,
                                  void *inout, int64_t count, wmpi_datatype *dt);
 
-/* 1 if op may be used in a reduction on dt (user ops: any dt), else 0:
- * the MPI_ERR_OP check a collective makes before any message moves.
+/* 1 if op is a live op handle (wmpi_op_is_live: not freed, not zeroed
+ * memory) that may be used in a reduction on dt (user ops: any dt), else
+ * 0: the MPI_ERR_OP check a collective makes before any message moves.
  * MPI_REPLACE and MPI_NO_OP give 0: MPI allows them in accumulate only
  * (Open MPI rejects them in reductions too), though wmpi_op_apply
  * applies them (inout = in; nothing). */
@@ -59,8 +60,9 @@ WMPI_OP_HIDDEN int wmpi_op_is_predefined(const wmpi_op *op);
  * Errors: WEFT_EINVAL (fn NULL), WEFT_ENOMEM. */
 WMPI_OP_HIDDEN int wmpi_op_create(wmpi_user_fn *fn, int commute, wmpi_op **out);
 
-/* MPI_Op_free: drop the handle's reference; the op lives on while an
- * operation holds one. Errors: WEFT_EINVAL (NULL or a predefined op). */
+/* MPI_Op_free: the handle dies at once (wmpi_op_is_live says 0) and its
+ * reference is dropped; the op lives on while an operation holds one.
+ * Errors: WEFT_EINVAL (not a live handle, or a predefined op). */
 WMPI_OP_HIDDEN int wmpi_op_free(wmpi_op *op);
 
 /* An operation that uses op after its call returns (a non-blocking

@@ -106,7 +106,7 @@ int wmpi_op_apply(const wmpi_op *op, const void *in, void *inout,
 
 int wmpi_op_valid(const wmpi_op *op, const wmpi_datatype *dt)
 {
-    if (!op || !dt)
+    if (!wmpi_op_is_live(op) || !dt) /* freed, zeroed, (MPI_Op)1 */
         return 0;
     if (op->id == WMPI_OP_USER)
         return op->fn != NULL;

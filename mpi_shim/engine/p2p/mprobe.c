@@ -33,10 +33,15 @@
  * Locking: searches and delivery under the engine lock; a wmpi_message
  * belongs to the thread holding its handle.
  */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "engine/core/internal.h"
+#include "engine/objects/quarantine.h"
 #include "engine/p2p/mprobe.h"
+
+_Static_assert(offsetof(wmpi_message, magic) >= 16,
+               "the live mark lies past the words free() reuses");
 
 static void probe_status(wmpi_status *st, const wmpi_unexp *u)
 {
@@ -71,7 +76,7 @@ static int take(int src, int tag, wmpi_comm *c, wmpi_message **msg,
         return err;
     }
     probe_status(st, u);
-    *m = (wmpi_message){ .u = u, .comm = c };
+    *m = (wmpi_message){ .u = u, .comm = c, .magic = WMPI_MSG_LIVE };
     *msg = m;
     return 1;
 }
@@ -119,7 +124,8 @@ int wmpi_imrecv(void *buf, int count, wmpi_datatype *dt, wmpi_message *msg,
     wmpi_recv_matched_locked(r, u);
     wmpi_unlock_engine();
     wmpi_unexp_free(u);
-    free(msg);
+    __atomic_store_n(&msg->magic, WMPI_MSG_FREED, __ATOMIC_RELEASE);
+    wmpi_quarantine_put(msg); /* a stale copy of the handle reads FREED */
     *out = r;
     return 0;
 }

@@ -17,7 +17,25 @@ struct wmpi_unexp;
 typedef struct wmpi_message {
     struct wmpi_unexp *u; /* private: the message, out of every queue */
     wmpi_comm *comm;      /* read-only: where it was probed */
+    uint32_t magic;       /* atomic: WMPI_MSG_LIVE until received, then
+                             WMPI_MSG_FREED (past the words free() reuses) */
 } wmpi_message;
+
+#define WMPI_MSG_LIVE 0x4753454du  /* "MESG" */
+#define WMPI_MSG_FREED 0x4453454du /* "MESD" */
+
+/* 1 if m looks like a message a probe gave and no receive took yet: not a
+ * small integer or misaligned pointer, not zeroed or received (a received
+ * message's memory waits in the quarantine for a while, so a stale copy
+ * of the handle reads owned memory). One load and compare. The
+ * MPI_MESSAGE_NO_PROC sentinel is the bindings' business. */
+static inline int wmpi_message_is_live(const wmpi_message *m)
+{
+    uintptr_t p = (uintptr_t)m;
+
+    return p >= 4096 && p % _Alignof(wmpi_message) == 0 &&
+           __atomic_load_n(&m->magic, __ATOMIC_ACQUIRE) == WMPI_MSG_LIVE;
+}
 
 /* Take the first message matching (src, tag) on c (src a comm rank or
  * WMPI_ANY_SOURCE, not PROC_NULL): *msg gets it and *st its envelope and

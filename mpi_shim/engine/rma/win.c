@@ -25,6 +25,7 @@
 #include "engine/coll/coll.h"
 #include "engine/core/internal.h"
 #include "engine/objects/comm.h"
+#include "engine/objects/quarantine.h"
 #include "engine/rma/rma.h"
 
 static void win_release(wmpi_win *w)
@@ -41,7 +42,7 @@ static void win_release(wmpi_win *w)
     free(w->access);
     free(w->cma);
     __atomic_store_n(&w->magic, WMPI_WIN_FREED, __ATOMIC_RELEASE);
-    free(w);
+    wmpi_quarantine_put(w); /* a stale handle reads FREED in owned memory */
 }
 
 /* Every rank's window size and disp unit, in w->sizes / w->units. */
