@@ -53,7 +53,8 @@ struct wl_opts {
     int envall;              /* -genvall: remote ranks get all of environ */
     int ppn;                 /* -N / --npernode / -ppn: ranks per host; 0 */
     int map_by_node;         /* --map-by node: ranks round-robin over hosts */
-    const char *bind;        /* --bind-to: "none", "core" (any other), NULL */
+    int map_by_socket;       /* --map-by socket: a host's ranks over its packages */
+    const char *bind;        /* --bind-to: none, core, hwthread, socket; NULL */
     int report_bindings;     /* --report-bindings */
     double timeout;          /* --timeout seconds; 0: none */
     double grace;            /* seconds from SIGTERM to SIGKILL */

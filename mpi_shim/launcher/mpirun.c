@@ -18,9 +18,9 @@
  * as two words (-np 4, --np=4, -host a,b), as Open MPI accepts them;
  * Hydra's (MPICH) spellings of common options are accepted too (-ppn,
  * -hosts, -f, -genv, -env, -genvall). --bind-to and --map-by take Open
- * MPI's values; those that name hardware Weft does not tell apart on its
- * machines (hwthread, socket, numa...) act as core and slot, so existing
- * scripts run. A few Open MPI options that change nothing here are
+ * MPI's values; the levels Weft does not tell apart (numa, caches, board)
+ * act as the nearest of hwthread, core and socket, so existing scripts
+ * run. A few Open MPI options that change nothing here are
  * accepted and ignored: --oversubscribe, --allow-run-as-root, and --mca K V
  * (with a warning: the parameter is Open MPI's, not ours).
  *
@@ -90,10 +90,11 @@ static void usage(FILE *f)
           "  --hostfile, -f FILE   hosts, one a line: NAME [slots=N] or NAME:N\n"
           "  -N, --npernode, -ppn N  N ranks per host (default -n: N per host)\n"
           "  --pernode             one rank per host\n"
-          "  --map-by node|slot|ppr:N:node  ranks to the hosts in turn, fill each host's\n"
-          "                        slots (default), N per host (core, socket...: as slot)\n"
-          "  --bind-to core|none   each rank its share of the host's CPUs (default), or\n"
-          "                        every CPU (hwthread, socket...: as core)\n"
+          "  --map-by node|slot|socket|ppr:N:node  ranks to the hosts in turn, fill\n"
+          "                        each host's slots (default), deal them to its packages\n"
+          "                        in turn, N per host (core, hwthread: as slot)\n"
+          "  --bind-to core|hwthread|socket|none  each rank its share of the host's\n"
+          "                        cores (default), threads or packages, or every CPU\n"
           "  --report-bindings     print each rank's CPUs as it starts\n"
           "  -genv VAR VALUE       set VAR in every rank\n"
           "  -genvall              pass all of mpirun's environment to remote ranks too\n"
@@ -272,20 +273,31 @@ static int one_of(const char *s, size_t len, const char *list)
 #define WL_RESOURCES "slot node core socket hwthread numa board"
 
 /* --bind-to WHAT[:modifiers]: none leaves each rank every CPU mpirun has;
- * the others bind each rank to its share of the host's CPUs (bind.c, in
- * MPI_Init: a CPU is a core on the machines Weft runs on). */
+ * core, hwthread and socket bind each rank to its share of the host's
+ * cores, hardware threads or packages (engine/core/bind.c, in MPI_Init).
+ * The levels between a core and a package bind as the nearer one of the
+ * two: the caches private to a core as core, numa, board and l3cache as
+ * socket. */
 static int parse_bind(struct wl_opts *o, const char *opt, const char *v)
 {
+    static const char *const as[][2] = {
+        { "none", "none" },       { "core", "core" },       { "hwthread", "hwthread" },
+        { "socket", "socket" },   { "l1cache", "core" },    { "l2cache", "core" },
+        { "l3cache", "socket" },  { "numa", "socket" },     { "board", "socket" },
+    };
     size_t len = strcspn(v, ":");
-    if (!one_of(v, len, "none core hwthread socket numa board l1cache l2cache l3cache"))
-        return bad(opt, v, "none, core, hwthread or socket");
-    o->bind = len == 4 && !strncmp(v, "none", 4) ? "none" : "core";
-    return 0;
+    for (size_t i = 0; i < sizeof as / sizeof as[0]; i++)
+        if (strlen(as[i][0]) == len && !strncmp(v, as[i][0], len)) {
+            o->bind = as[i][1];
+            return 0;
+        }
+    return bad(opt, v, "none, core, hwthread or socket");
 }
 
 /* --map-by WHAT[:modifiers] or ppr:N:WHAT: node places ranks round-robin
  * over the hosts, ppr:N:node N per host; the others fill each host's slots
- * in turn, the default. */
+ * in turn, the default; socket then also deals a host's ranks to its
+ * packages in turn (engine/core/bind.c). */
 static int parse_map(struct wl_opts *o, const char *opt, const char *v)
 {
     size_t len = strcspn(v, ":");
@@ -302,6 +314,7 @@ static int parse_map(struct wl_opts *o, const char *opt, const char *v)
     if (!one_of(v, len, WL_RESOURCES))
         return bad(opt, v, "slot, node, core, socket, hwthread or ppr:N:RESOURCE");
     o->map_by_node = len == 4 && !strncmp(v, "node", 4);
+    o->map_by_socket = len == 6 && !strncmp(v, "socket", 6);
     return 0;
 }
 

@@ -187,6 +187,8 @@ static void add_rank_vars(const struct wl_job *j, const struct wl_rank *r, struc
         env_add(e, "WEFT_MPI_BIND=%s", j->o->bind);
     if (j->o->bind && !strcmp(j->o->bind, "none"))
         env_add(e, "WEFT_BIND=none");
+    if (j->o->map_by_socket)
+        env_add(e, "WEFT_MPI_MAP=socket");
     add_hwloc_vars(e);
     add_foreign_vars(j, r, e);
 }

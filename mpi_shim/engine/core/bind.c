@@ -2,22 +2,26 @@
  * Weft's runtime starts (so its workers - one per core of the rank's share,
  * src/sched/topo.c - and every thread they create stay on those CPUs).
  *
- * Design: with n local ranks (the launcher's WEFT_MPI_LOCAL_SIZE) and c
- * CPUs allowed to the process, n <= c, local rank r gets the allowed CPUs
- * of index [r*c/n, (r+1)*c/n) in the allowed set's order. This is Open
- * MPI's default (--bind-to core for up to 2 ranks, one share each), and
- * what a user comparing the two expects. Without it each rank starts one
- * worker per core of the machine: n ranks run n times as many workers as
- * there are cores, and compute threads of one rank then take CPU from
- * every other rank's waiting threads (bench/mpi_reactivity with one rank
- * computing shows it).
- * WEFT_MPI_BIND=none leaves the process as launched (bound or not by
- * whoever started it), and its workers unpinned: pinned, every rank's
- * first worker would sit on the same first CPU. WEFT_MPI_BIND=core (the
- * default) binds as above.
- * When the ranks oversubscribe the CPUs (n > c), local rank r gets the one
- * CPU of index r*c/n: neighbouring ranks share a CPU, one worker each, and
- * an idle worker yields to the rank beside it (sched/worker.c). This
+ * Design: with n local ranks (the launcher's WEFT_MPI_LOCAL_SIZE) on the
+ * CPUs allowed to the process, local rank r gets a block of whole cores
+ * (bind_share.c: with c cores, n <= c, those of index [r*c/n, (r+1)*c/n)).
+ * This is Open MPI's default (--bind-to core for up to 2 ranks, one share
+ * each), and what a user comparing the two expects. Without it each rank
+ * starts one worker per core of the machine: n ranks run n times as many
+ * workers as there are cores, and compute threads of one rank then take
+ * CPU from every other rank's waiting threads (bench/mpi_reactivity with
+ * one rank computing shows it).
+ * WEFT_MPI_BIND names the unit: core (the default), hwthread or socket
+ * (whole hardware threads or packages; with socket the workers are not
+ * pinned inside the package, as Open MPI leaves a socket-bound process's
+ * threads free to move), or none: the process stays as
+ * launched (bound or not by whoever started it), and its workers unpinned:
+ * pinned, every rank's first worker would sit on the same first CPU.
+ * WEFT_MPI_MAP=socket deals the ranks to the packages in turn first
+ * (mpirun's --map-by socket); slot (the default) deals blocks in order.
+ * When the ranks oversubscribe the units (n > c), local rank r gets the
+ * one unit of index r*c/n: neighbouring ranks share it, one worker each,
+ * and an idle worker yields to the rank beside it (sched/worker.c). This
  * makes a short allreduce much faster than leaving the ranks unbound,
  * where each rank starts a worker per CPU and the kernel migrates them;
  * round-robin placement (r mod c) does no better than this block placement
@@ -26,16 +30,17 @@
  * (a singleton), or when the program started Weft itself before MPI_Init
  * (its workers exist already).
  *
- * Rejected: binding by hwloc cores rather than logical CPUs (the shim sees
- * only include/; on the machines this runs on a CPU is a core); binding in
- * mpirun (ranks started by another launcher would not get it).
+ * Rejected: binding in mpirun (ranks started by another launcher would
+ * not get it).
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "boot/boot_proto.h"
+#include "engine/core/bind_share.h"
 #include "engine/core/internal.h"
 
 static int env_count(const char *name, int dflt)
@@ -50,42 +55,56 @@ static int env_count(const char *name, int dflt)
     return *end || v < 0 || v > 1 << 20 ? dflt : (int)v;
 }
 
-/* The allowed CPUs of index [first, first + count) in set order. */
-static void take_share(const cpu_set_t *allowed, int first, int count, cpu_set_t *out)
+/* WEFT_MPI_BIND's unit; 0 for none. */
+static int bind_level(const char *mode, wmpi_bind_level *level)
 {
-    int idx = 0;
+    *level = WMPI_BIND_CORE;
+    if (mode && !strcmp(mode, "none"))
+        return 0;
+    if (mode && !strcmp(mode, "hwthread"))
+        *level = WMPI_BIND_HWTHREAD;
+    else if (mode && !strcmp(mode, "socket"))
+        *level = WMPI_BIND_SOCKET;
+    else if (mode && *mode && strcmp(mode, "core"))
+        fprintf(stderr, "weft mpi: WEFT_MPI_BIND=%s: expected core, hwthread, socket or none; "
+                        "binding by core\n", mode);
+    return 1;
+}
 
-    CPU_ZERO(out);
-    for (int cpu = 0; cpu < CPU_SETSIZE && count > 0; cpu++) {
-        if (!CPU_ISSET(cpu, allowed))
-            continue;
-        if (idx++ >= first) {
-            CPU_SET(cpu, out);
-            count--;
-        }
-    }
+/* Bind to local rank r's share of n; 1 if ranks share units. */
+static int bind_share(const cpu_set_t *allowed, wmpi_bind_level level, int r, int n)
+{
+    const char *map = getenv("WEFT_MPI_MAP");
+    int c = CPU_COUNT(allowed), shared;
+    wmpi_cpu_place *places = malloc(sizeof *places * (size_t)c);
+    cpu_set_t share;
+
+    if (!places)
+        return n > c;
+    c = wmpi_cpu_places(allowed, places, c);
+    shared = wmpi_bind_share(places, c, level, map && !strcmp(map, "socket"), r, n, &share);
+    free(places);
+    if (CPU_COUNT(&share) > 0)
+        sched_setaffinity(0, sizeof share, &share);
+    if (level == WMPI_BIND_SOCKET) /* threads float within the package */
+        weft_set_worker_binding(0);
+    return shared;
 }
 
 int wmpi_bind_local_rank(void)
 {
     const char *mode = getenv("WEFT_MPI_BIND");
     int n = env_count(WMPI_ENV_LOCAL_SIZE, 0), r = env_count(WMPI_ENV_LOCAL_RANK, -1);
-    cpu_set_t allowed, share;
-    int c, first, count;
+    wmpi_bind_level level;
+    cpu_set_t allowed;
 
     if (n <= 1 || r < 0 || r >= n || sched_getaffinity(0, sizeof allowed, &allowed) != 0)
         return 0;
-    c = CPU_COUNT(&allowed);
-    if (mode && !strcmp(mode, "none")) {
+    if (!bind_level(mode, &level)) {
         weft_set_worker_binding(0);
-        return n > c;
+        return n > CPU_COUNT(&allowed);
     }
     if (weft_is_initialized())
-        return n > c;
-    first = (int)((long)r * c / n);
-    count = (int)((long)(r + 1) * c / n) - first;
-    take_share(&allowed, first, count > 0 ? count : 1, &share);
-    if (CPU_COUNT(&share) > 0)
-        sched_setaffinity(0, sizeof share, &share);
-    return n > c;
+        return n > CPU_COUNT(&allowed);
+    return bind_share(&allowed, level, r, n);
 }
