@@ -34,8 +34,8 @@ typedef struct shm_ctl {
     uint64_t ring_bytes;
     uint64_t owner;    /* this job's tag for the owning rank (shm_setup.c) */
     _Alignas(SHM_LINE) int asleep; /* owner: a thread sleeps on its doorbell */
-    _Alignas(SHM_LINE) uint64_t slots_published; /* owner: stores to its
-                                         slots that a peer may wait for */
+    _Alignas(SHM_LINE) uint64_t heard; /* peers: stores to their slots that
+                                          the owner may wait for */
 } shm_ctl;
 
 /* One ring's indexes; its bytes follow (ring_bytes, a power of two). */
@@ -101,8 +101,7 @@ struct wmpi_transport {
     unsigned passes;     /* progress passes, to look for dead peers now and then */
     uint64_t moved;      /* atomic: ring bytes moved either way, ever */
     uint64_t moved_told; /* `moved` when sleeping() last looked */
-    uint64_t slots_told; /* the peers' slots_published summed, when
-                            sleeping() last looked */
+    uint64_t slots_told; /* our ctl->heard when sleeping() last looked */
 };
 
 /* The ring of local index `slot` in the segment at `ctl`. */
@@ -133,8 +132,9 @@ static inline void wmpi_shm_ring_bell(int fd)
     }
 }
 
-/* The local peers' slots_published, summed (shm_slots.c): a thread about
- * to sleep compares it with the sum it saw last. Never blocks. */
+/* How many stores to their slots the local peers announced to this rank
+ * (shm_slots.c): a thread about to sleep compares it with the count it
+ * saw last. Never blocks. */
 uint64_t wmpi_shm_slots_heard(struct wmpi_transport *t);
 
 /* Make our segment and doorbell, trade them with the job through the

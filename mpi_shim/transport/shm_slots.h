@@ -11,9 +11,10 @@
  * grow, so a waiter compares with >=.
  *
  * A member that waits for another's counter may sleep: the writer
- * announces every store a peer may wait for (wmpi_shm_slots_published),
- * which rings the doorbell of each such peer asleep, and a thread about to
- * sleep sees any announcement it has not polled for (shm.c, sleeping()).
+ * announces every store to the peers that may wait for it
+ * (wmpi_shm_slots_published), which rings the doorbell of each such peer
+ * asleep, and a thread about to sleep sees any announcement to it that it
+ * has not polled for (shm.c, sleeping()).
  */
 #ifndef WMPI_SHM_SLOTS_H
 #define WMPI_SHM_SLOTS_H
@@ -41,9 +42,9 @@ wmpi_shm_slot *wmpi_shm_slot_of(wmpi_transport *t, int rank, int slot);
 int wmpi_shm_rank_gone(wmpi_transport *t, int rank);
 
 /* After stores to this rank's slots that the world ranks `ranks[0..n)`
- * may wait for: count them for a peer about to sleep, and ring the
- * doorbell of each of those ranks that sleeps. Any thread, no lock;
- * never blocks. */
+ * may wait for: count them for each of those ranks (one about to sleep
+ * polls instead), and ring the doorbell of each that sleeps. Only the
+ * ranks listed are told. Any thread, no lock; never blocks. */
 void wmpi_shm_slots_published(wmpi_transport *t, const int *ranks, int n);
 
 #endif /* WMPI_SHM_SLOTS_H */

@@ -10,8 +10,11 @@
  * makes the same everywhere) is "member i arrived" once i's `arrive`
  * reaches base_i + n, and "i is done reading" once its `done` does, base_i
  * being i's `done` when the communicator first used the slot. So:
- *   barrier    every member stores arrive = done = n and waits until every
- *              other member arrived;
+ *   barrier    every member but the first stores arrive = done = n,
+ *              telling the first, and waits for the first to arrive; the
+ *              first waits until every other member arrived, then
+ *              arrives, telling everyone (gather, then release: each
+ *              arrival wakes one member, not all those already waiting);
  *   bcast      the root waits until every member is done with n - 1 (so
  *              none still reads its data area), packs the buffer into it
  *              and arrives; the others wait for the root, unpack, and are
@@ -142,8 +145,8 @@ static int wait_for(const slot_use *u, int field, uint64_t n, int only)
 }
 
 /* Store this rank's counters for collective n (what is asked), then
- * announce them. */
-static void store(const slot_use *u, uint64_t n, int arrive, int done)
+ * announce them to member `only`, or to every member if it is -1. */
+static void store_for(const slot_use *u, uint64_t n, int arrive, int done, int only)
 {
     wmpi_shm_slot *mine = u->s[u->me];
 
@@ -151,7 +154,15 @@ static void store(const slot_use *u, uint64_t n, int arrive, int done)
         __atomic_store_n(&mine->done, u->base[u->me] + n, __ATOMIC_RELEASE);
     if (arrive)
         __atomic_store_n(&mine->arrive, u->base[u->me] + n, __ATOMIC_RELEASE);
-    wmpi_shm_slots_published(wmpi_route_shm(), u->world, u->n);
+    if (only < 0)
+        wmpi_shm_slots_published(wmpi_route_shm(), u->world, u->n);
+    else
+        wmpi_shm_slots_published(wmpi_route_shm(), &u->world[only], 1);
+}
+
+static void store(const slot_use *u, uint64_t n, int arrive, int done)
+{
+    store_for(u, n, arrive, done, -1);
 }
 
 /* ---------------------------------------------------------------- set-up */
@@ -282,10 +293,17 @@ void wmpi_coll_shm_fini(void)
 
 /* ------------------------------------------------------------ the kinds */
 
+/* Member 0 releases the others even if a member died (it returns the
+ * error): they wait for it alone and would never learn. */
 static int barrier(const slot_use *u, uint64_t n)
 {
+    if (u->me != 0) {
+        store_for(u, n, 1, 1, 0);
+        return wait_for(u, ARRIVE, n, 0);
+    }
+    int err = wait_for(u, ARRIVE, n, -1);
     store(u, n, 1, 1);
-    return wait_for(u, ARRIVE, n, -1);
+    return err;
 }
 
 static int bcast(const slot_use *u, uint64_t n, const wmpi_coll_args *a)
