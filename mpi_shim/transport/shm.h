@@ -92,6 +92,8 @@ struct wmpi_transport {
     int nlocal, me;      /* me: this rank's index in local[] */
     size_t ring_bytes;
     size_t cma_min;      /* payloads this big go by CMA; SIZE_MAX: never */
+    char *area;          /* every local rank's segment, at its local index */
+    size_t area_len, seg_stride; /* seg_stride: seg_len in whole pages */
     shm_ctl *ctl;        /* our segment */
     size_t seg_len;
     int memfd;           /* our segment's fd, closed once peers mapped it */

@@ -16,6 +16,11 @@
  * did, and any other pair is left to TCP (route.c), so the two ends
  * always agree. The segments' fds are closed once every peer mapped them;
  * the pidfds stay, in the transport's poll set: a peer that dies wakes it.
+ * Each rank maps the segments (its own too) into one reserved range of
+ * addresses, at their local index, so that one munmap undoes them all:
+ * a munmap per segment costs a TLB shoot-down on every CPU the rank's
+ * threads ran on, N of them per rank and N^2 per job, where N ranks share
+ * a host (figures: docs/performance-notes.md).
  *
  * The cards come from the launcher, which only job members reach (they
  * prove the job's secret); a stranger cannot hand a rank a segment.
@@ -77,14 +82,42 @@ static uint64_t owner_tag(const struct wmpi_transport *t, int rank)
     return wmpi_hash64(h, &rank, sizeof rank);
 }
 
-/* Size, map and initialise our segment for `nslots` local ranks. */
+/* Map `len` bytes of fd at local index `slot` of the area; NULL if it
+ * fails. */
+static void *map_at(struct wmpi_transport *t, int slot, int fd, size_t len)
+{
+    void *m = mmap(t->area + (size_t)slot * t->seg_stride, len, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_FIXED, fd, 0);
+
+    return m == MAP_FAILED ? NULL : m;
+}
+
+/* Give a segment's addresses back to the reservation. */
+static void unmap_at(void *at, size_t len)
+{
+    if (mmap(at, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
+             0) == MAP_FAILED)
+        munmap(at, len); /* no room for the reservation: the addresses go */
+}
+
+/* Reserve the area, then size, map and initialise our segment for
+ * `nslots` local ranks. */
 static int map_own(struct wmpi_transport *t)
 {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
     t->seg_len = wmpi_shm_segment_bytes(t->nlocal, t->ring_bytes);
+    t->seg_stride = (t->seg_len + page - 1) / page * page;
+    t->area_len = (size_t)t->nlocal * t->seg_stride;
+    void *a = mmap(NULL, t->area_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (a == MAP_FAILED)
+        return -errno;
+    t->area = a;
     if (ftruncate(t->memfd, (off_t)t->seg_len) < 0)
         return -errno;
-    void *m = mmap(NULL, t->seg_len, PROT_READ | PROT_WRITE, MAP_SHARED, t->memfd, 0);
-    if (m == MAP_FAILED)
+    void *m = map_at(t, t->me, t->memfd, t->seg_len);
+    if (!m)
         return -errno;
     t->ctl = m;
     t->ctl->nslots = (uint32_t)t->nlocal;
@@ -112,10 +145,12 @@ static int find_local(struct wmpi_transport *t, const shm_card *cards)
 
 /* ------------------------------------------------------------ a peer */
 
-static void detach(shm_peer *p)
+/* Close p's fds and forget its segment; `unmap`: give its addresses back
+ * now (teardown unmaps the whole area at once instead). */
+static void detach(shm_peer *p, int unmap)
 {
-    if (p->peer_ctl)
-        munmap(p->peer_ctl, p->peer_len);
+    if (p->peer_ctl && unmap)
+        unmap_at(p->peer_ctl, p->peer_len);
     if (p->bell >= 0)
         close(p->bell);
     if (p->pidfd >= 0)
@@ -149,8 +184,8 @@ static int attach(struct wmpi_transport *t, shm_peer *p, const shm_card *c, int 
         p->bell = wmpi_pidfd_getfd(p->pidfd, c->bell);
     if (fd >= 0 && p->bell >= 0 && fstat(fd, &st) == 0 &&
         (size_t)st.st_size == wmpi_shm_segment_bytes(t->nlocal, t->ring_bytes)) {
-        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (m != MAP_FAILED) {
+        void *m = map_at(t, slot, fd, (size_t)st.st_size);
+        if (m) {
             p->peer_ctl = m;
             p->peer_len = (size_t)st.st_size;
         }
@@ -160,7 +195,7 @@ static int attach(struct wmpi_transport *t, shm_peer *p, const shm_card *c, int 
     if (!p->peer_ctl || __atomic_load_n(&p->peer_ctl->magic, __ATOMIC_ACQUIRE) != SHM_MAGIC ||
         p->peer_ctl->nslots != (uint32_t)t->nlocal || p->peer_ctl->ring_bytes != t->ring_bytes ||
         p->peer_ctl->owner != owner_tag(t, p->rank)) {
-        detach(p);
+        detach(p, 1);
         return 0;
     }
     p->out = wmpi_shm_ring(p->peer_ctl, t->me);
@@ -192,7 +227,7 @@ static int agree(struct wmpi_transport *t, const uint8_t *oks, size_t len)
 
         p->on = mine && theirs;
         if (mine && !p->on)
-            detach(p);
+            detach(p, 1);
         n += p->on;
     }
     return n;
@@ -265,9 +300,10 @@ int wmpi_shm_setup(struct wmpi_transport *t, const uint8_t *want)
 void wmpi_shm_teardown(struct wmpi_transport *t)
 {
     for (int r = 0; t->peers && r < t->size; r++)
-        detach(&t->peers[r]);
-    if (t->ctl)
-        munmap(t->ctl, t->seg_len);
+        detach(&t->peers[r], 0);
+    if (t->area)
+        munmap(t->area, t->area_len);
+    t->area = NULL;
     if (t->memfd >= 0)
         close(t->memfd);
     if (t->bell >= 0)
