@@ -1,9 +1,12 @@
-/* The TCP transport: frames over one non-blocking socket per pair of ranks.
+/* The TCP transport: frames over one non-blocking socket per pair of ranks
+ * that talk.
  *
- * Design. Every pair of ranks shares one TCP connection, made at MPI_Init
- * (tcp_connect.c), with TCP_NODELAY (a small message leaves at once). All
- * sockets sit in one epoll set; progress() takes what epoll_wait(0)
- * reports and, per ready peer, reads (EPOLLIN) and writes (EPOLLOUT).
+ * Design. A pair of ranks shares one TCP connection, opened when the first
+ * frame goes from one to the other (tcp_connect.c; accepted in
+ * tcp_accept.c), with TCP_NODELAY (a small message leaves at once). All
+ * sockets, the listener and a deadline timer sit in one epoll set;
+ * progress() takes what epoll_wait(0) reports and, per ready peer, reads
+ * (EPOLLIN) and writes (EPOLLOUT), or moves an opening connection on.
  *
  * Sending: each peer has a FIFO of frames. send() appends and, unless the
  * queue was already draining, writes at once with sendmsg(): the header
@@ -49,8 +52,6 @@
  * a context switch per message and duplicate the I/O server; blocking
  * sockets with a write timeout (a slow reader then stalls the writer's
  * whole engine).
- * Lazy connection (at first send) would scale to larger jobs but needs
- * simultaneous-connect tie-breaking; jobs here are small.
  * Sending large payloads without a copy (vmsplice() of the user's pages
  * into a pipe, splice() into the socket, the send completing at a FIN from
  * the receiver): 1.4-1.6x the bandwidth of write() in a raw loopback loop,
@@ -59,7 +60,8 @@
  * at once 0.96x). The receiver pays for it: it copies out of 4 KiB page
  * fragments, with a hardened-usercopy check per page (14% of its time).
  *
- * Invariants: a frame is in exactly one peer queue while `queued`; the
+ * Invariants: a frame is in exactly one peer queue while `queued`, written
+ * only once its peer is UP (tcp.h's states); the
  * head frame's `sent` counts its written bytes; rbuf[rhead, rtail) holds
  * the unparsed bytes, and in_payload says whether they start a header.
  * Locking: everything runs under the engine lock (transport.h contract).
@@ -70,6 +72,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -80,15 +83,25 @@
 #define SEND_NOW ((size_t)128 * 1024) /* a default-size eager frame whole */
 #define RX_CHUNK ((size_t)64 * 1024)  /* payload bytes per read (see head) */
 
-static void arm(struct wmpi_transport *t, tcp_peer *p, unsigned events)
+void wmpi_tcp_watch(struct wmpi_transport *t, tcp_peer *p, unsigned events)
 {
-    struct epoll_event ev = { .events = events };
+    struct epoll_event ev = { .events = events, .data.u64 = TCP_EV(TCP_EV_PEER, p->rank) };
 
     if (p->fd < 0 || p->armed == events)
         return;
-    ev.data.ptr = p;
-    if (epoll_ctl(t->epfd, EPOLL_CTL_MOD, p->fd, &ev) == 0)
+    if (epoll_ctl(t->epfd, p->armed ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, p->fd, &ev) == 0)
         p->armed = events;
+}
+
+void wmpi_tcp_close(struct wmpi_transport *t, tcp_peer *p)
+{
+    if (p->fd < 0)
+        return;
+    if (p->armed)
+        epoll_ctl(t->epfd, EPOLL_CTL_DEL, p->fd, NULL);
+    close(p->fd);
+    p->fd = -1;
+    p->armed = 0;
 }
 
 static wmpi_frame *pop(tcp_peer *p)
@@ -103,15 +116,26 @@ static wmpi_frame *pop(tcp_peer *p)
     return f;
 }
 
-/* Close p's connection and finish everything in flight with `err`. */
-static void lose(struct wmpi_transport *t, tcp_peer *p, int err)
+/* A peer UP or LOST needs the listener no more. */
+static void settled(struct wmpi_transport *t)
 {
-    if (p->fd < 0)
+    struct itimerspec off = { 0 };
+
+    if (--t->unsettled > 0)
         return;
-    epoll_ctl(t->epfd, EPOLL_CTL_DEL, p->fd, NULL);
-    close(p->fd);
-    p->fd = -1;
-    p->armed = 0;
+    wmpi_tcp_stop_listening(t);
+    if (timerfd_settime(t->tfd, 0, &off, NULL) == 0)
+        t->timer_at = 0;
+}
+
+void wmpi_tcp_lose(struct wmpi_transport *t, tcp_peer *p, int err)
+{
+    if (p->state == TCP_LOST || p->state == TCP_UNUSED)
+        return;
+    wmpi_tcp_close(t, p);
+    if (p->state != TCP_UP)
+        settled(t);
+    p->state = TCP_LOST;
     if (p->in_payload) {
         p->in_payload = 0;
         t->up->payload(p->rank, &p->rhdr, &p->rx, err);
@@ -198,21 +222,21 @@ static void tx(struct wmpi_transport *t, tcp_peer *p, size_t budget)
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
         if (w < 0) {
-            lose(t, p, -errno);
+            wmpi_tcp_lose(t, p, -errno);
             break;
         }
         advance(p, (size_t)w);
         budget -= (size_t)w;
     }
     p->in_tx = 0;
-    arm(t, p, EPOLLIN | (p->sq_head ? EPOLLOUT : 0u));
+    wmpi_tcp_watch(t, p, EPOLLIN | (p->sq_head ? EPOLLOUT : 0u));
 }
 
 static int tcp_send(struct wmpi_transport *t, int peer, wmpi_frame *f)
 {
     tcp_peer *p = &t->peers[peer];
 
-    if (p->fd < 0) {
+    if (p->state == TCP_LOST || p->state == TCP_UNUSED) {
         f->done(f, -ECONNRESET);
         return -ECONNRESET;
     }
@@ -224,9 +248,11 @@ static int tcp_send(struct wmpi_transport *t, int peer, wmpi_frame *f)
     else
         p->sq_head = f;
     p->sq_tail = f;
-    if (!p->in_tx && p->sq_head == f)
+    if (p->state == TCP_IDLE)
+        wmpi_tcp_open(t, p); /* may lose p, finishing f */
+    else if (p->state == TCP_UP && !p->in_tx && p->sq_head == f)
         tx(t, p, SEND_NOW);
-    return 0;
+    return p->state == TCP_LOST ? -ECONNRESET : 0;
 }
 
 /* -------------------------------------------------------------- receiving */
@@ -339,7 +365,7 @@ static void rx(struct wmpi_transport *t, tcp_peer *p, size_t budget)
         ssize_t r = rx_read(p, budget, &room);
 
         if (r == 0) {
-            lose(t, p, -ECONNRESET);
+            wmpi_tcp_lose(t, p, -ECONNRESET);
             return;
         }
         if (r < 0 && errno == EINTR)
@@ -347,7 +373,7 @@ static void rx(struct wmpi_transport *t, tcp_peer *p, size_t budget)
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return;
         if (r < 0) {
-            lose(t, p, -errno);
+            wmpi_tcp_lose(t, p, -errno);
             return;
         }
         rx_parse(t, p);
@@ -359,11 +385,31 @@ static void rx(struct wmpi_transport *t, tcp_peer *p, size_t budget)
     }
 }
 
+/* ---------------------------------------------------------------- up */
+
+void wmpi_tcp_up(struct wmpi_transport *t, tcp_peer *p, int fd)
+{
+    p->fd = fd;
+    if (!p->rbuf)
+        p->rbuf = malloc(WMPI_TCP_RBUF);
+    if (!p->rbuf) {
+        wmpi_tcp_lose(t, p, WEFT_ENOMEM);
+        return;
+    }
+    p->state = TCP_UP;
+    settled(t);
+    if (p->sq_head && !p->in_tx)
+        tx(t, p, SEND_NOW); /* the frames queued meanwhile, in order */
+    else
+        wmpi_tcp_watch(t, p, EPOLLIN);
+}
+
 /* ---------------------------------------------------------------- progress */
 
-/* A job of two ranks has one connection: read it (and write its queue)
- * directly, one system call per idle pass instead of an epoll_wait and
- * then a read (a read that finds data is the detection). */
+/* A job of two ranks has one connection: once it is up (and the listener
+ * left the set), read it (and write its queue) directly, one system call
+ * per idle pass instead of an epoll_wait and then a read (a read that
+ * finds data is the detection). */
 static void progress_one(struct wmpi_transport *t, tcp_peer *p, size_t budget)
 {
     if (p->fd >= 0)
@@ -372,24 +418,51 @@ static void progress_one(struct wmpi_transport *t, tcp_peer *p, size_t budget)
         tx(t, p, budget);
 }
 
+static void peer_event(struct wmpi_transport *t, tcp_peer *p, unsigned events, size_t budget)
+{
+    if (p->state != TCP_UP) {
+        wmpi_tcp_opening_event(t, p, events);
+        return;
+    }
+    if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+        rx(t, p, budget);
+    if (p->state == TCP_UP && (events & EPOLLOUT) && !p->in_tx)
+        tx(t, p, budget);
+}
+
+static void dispatch(struct wmpi_transport *t, const struct epoll_event *ev, size_t budget)
+{
+    uint32_t index = (uint32_t)ev->data.u64;
+
+    switch ((int)(ev->data.u64 >> 32)) {
+    case TCP_EV_PEER:
+        peer_event(t, &t->peers[index], ev->events, budget);
+        break;
+    case TCP_EV_LISTEN:
+        wmpi_tcp_listen_event(t);
+        break;
+    case TCP_EV_STRANGER:
+        wmpi_tcp_stranger_event(t, (int)index);
+        break;
+    case TCP_EV_TIMER:
+        wmpi_tcp_timer_event(t);
+        break;
+    }
+}
+
 static void tcp_progress(struct wmpi_transport *t, size_t budget)
 {
     struct epoll_event ev[16];
 
-    if (t->size == 2) {
+    if (t->size == 2 && t->peers[1 - t->rank].state == TCP_UP && !t->listening &&
+        !t->timer_at) {
         progress_one(t, &t->peers[1 - t->rank], budget);
         return;
     }
     int n = epoll_wait(t->epfd, ev, 16, 0);
 
-    for (int i = 0; i < n; i++) {
-        tcp_peer *p = ev[i].data.ptr;
-
-        if (ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP))
-            rx(t, p, budget);
-        if (p->fd >= 0 && (ev[i].events & EPOLLOUT) && !p->in_tx)
-            tx(t, p, budget);
-    }
+    for (int i = 0; i < n; i++)
+        dispatch(t, &ev[i], budget);
 }
 
 static int tcp_pollfd(struct wmpi_transport *t)
@@ -399,83 +472,84 @@ static int tcp_pollfd(struct wmpi_transport *t)
 
 static int tcp_reaches(struct wmpi_transport *t, int peer)
 {
-    return peer >= 0 && peer < t->size && t->peers[peer].fd >= 0;
+    return peer >= 0 && peer < t->size && t->peers[peer].state != TCP_UNUSED;
+}
+
+/* Frames went, or go, between this rank and `peer` (either side opened). */
+static int tcp_linked(struct wmpi_transport *t, int peer)
+{
+    return peer >= 0 && peer < t->size && t->peers[peer].state != TCP_UNUSED &&
+           t->peers[peer].state != TCP_IDLE;
 }
 
 /* ------------------------------------------------------------- life cycle */
 
+static void close_fd(int fd)
+{
+    if (fd >= 0)
+        close(fd);
+}
+
 static void tcp_destroy(struct wmpi_transport *t)
 {
     for (int r = 0; r < t->size; r++) {
-        tcp_peer *p = &t->peers[r];
-        if (p->fd >= 0)
-            close(p->fd);
-        free(p->rbuf);
+        close_fd(t->peers[r].fd);
+        free(t->peers[r].rbuf);
     }
-    if (t->epfd >= 0)
-        close(t->epfd);
+    for (int i = 0; i < WMPI_TCP_MAX_STRANGERS; i++)
+        close_fd(t->strangers[i].fd);
+    close_fd(t->lfd);
+    close_fd(t->tfd);
+    close_fd(t->epfd);
+    free(t->cards);
     free(t->peers);
     free(t);
 }
 
-static int watch_all(struct wmpi_transport *t)
-{
-    for (int r = 0; r < t->size; r++) {
-        tcp_peer *p = &t->peers[r];
-        struct epoll_event ev = { .events = EPOLLIN };
-
-        if (p->fd < 0)
-            continue;
-        p->rbuf = malloc(WMPI_TCP_RBUF);
-        if (!p->rbuf)
-            return WEFT_ENOMEM;
-        ev.data.ptr = p;
-        if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, p->fd, &ev) < 0)
-            return -errno;
-        p->armed = EPOLLIN;
-    }
-    return 0;
-}
-
-static int tcp_create(struct wmpi_transport **out, wmpi_boot *b,
-                      const wmpi_upcalls *up, const uint8_t *want)
+static struct wmpi_transport *transport_new(const wmpi_boot *b, const wmpi_upcalls *up)
 {
     struct wmpi_transport *t = calloc(1, sizeof *t);
-    int err = WEFT_ENOMEM;
 
-    *out = NULL;
     if (!t)
-        return err;
+        return NULL;
     t->rank = b->rank;
     t->size = b->size;
     t->up = up;
-    t->boot = b;
-    t->want = want;
+    t->lfd = t->tfd = -1;
+    for (int i = 0; i < WMPI_TCP_MAX_STRANGERS; i++)
+        t->strangers[i].fd = -1;
     t->peers = calloc((size_t)t->size, sizeof *t->peers);
     if (!t->peers) {
         free(t);
-        return err;
+        return NULL;
     }
     for (int r = 0; r < t->size; r++) {
         t->peers[r].fd = -1;
         t->peers[r].rank = r;
     }
+    return t;
+}
+
+static int tcp_create(struct wmpi_transport **out, wmpi_boot *b,
+                      const wmpi_upcalls *up, const uint8_t *want)
+{
+    struct wmpi_transport *t = transport_new(b, up);
+    int err;
+
+    *out = NULL;
+    if (!t)
+        return WEFT_ENOMEM;
+    t->boot = b;
     t->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (t->epfd < 0) {
-        err = -errno;
-        goto fail;
+    err = t->epfd < 0 ? -errno : 0;
+    if (!err && t->size > 1)
+        err = wmpi_tcp_setup(t, want);
+    if (err) {
+        tcp_destroy(t);
+        return err;
     }
-    err = t->size > 1 ? wmpi_tcp_connect_all(t) : 0;
-    t->want = NULL; /* the caller's, valid during create() only */
-    if (!err)
-        err = watch_all(t);
-    if (err)
-        goto fail;
     *out = t;
     return 0;
-fail:
-    tcp_destroy(t);
-    return err;
 }
 
 static const char *tcp_where(struct wmpi_transport *t, int peer)
@@ -487,6 +561,7 @@ const struct wmpi_transport_ops wmpi_tcp_ops = {
     .name = "tcp",
     .create = tcp_create,
     .reaches = tcp_reaches,
+    .linked = tcp_linked,
     .send = tcp_send,
     .progress = tcp_progress,
     .pollfd = tcp_pollfd,

@@ -1,159 +1,99 @@
-/* TCP wire-up: every pair of ranks gets one authenticated connection at
- * MPI_Init.
+/* TCP wire-up: business cards at MPI_Init, and a connection to a peer only
+ * when the first frame goes to it.
  *
  * Design. Each rank listens on an ephemeral port of every IPv4 interface
  * and publishes a "business card" through the launcher
  * (wmpi_boot_allgather): a host identity, its port and its non-loopback
- * IPv4 addresses. Rank i then connects to every rank j < i and accepts
- * from every rank j > i, so each pair connects exactly once and the waits
- * form no cycle (rank 0 only accepts; connect() completes against the
- * listen backlog without the other side's help). A rank with the same
- * host identity is reached over 127.0.0.1; the others through their
- * addresses in order. The host identity is the kernel's boot id combined
- * with the network namespace's inode: two network namespaces of one
- * machine (tests with `ip netns exec`) do not share a loopback, and are
- * told apart.
+ * IPv4 addresses (O(N) memory per rank, no connection). The first frame
+ * to a peer starts a non-blocking connect(): EINPROGRESS, then EPOLLOUT in
+ * the transport's epoll set says how it went. A rank with the same host
+ * identity is tried over 127.0.0.1 first, then through its addresses in
+ * order, each within TRY_TIMEOUT. The host identity is the kernel's boot
+ * id combined with the network namespace's inode: two network namespaces
+ * of one machine (tests with `ip netns exec`) do not share a loopback, and
+ * are told apart. Frames queue meanwhile, in order, and are written once
+ * the connection is up. A ring or a stencil thus holds a socket per
+ * neighbour, not one per rank of the job (bench/startup counts them).
  *
  * Authentication: the connecting side speaks first, a 32-byte hello
- * {magic, job secret, rank, size}. The accepting side checks it with
- * wmpi_boot_secret_ok and closes any connection whose hello is wrong,
- * incomplete after HELLO_TIMEOUT, or from a rank already connected: a
- * stray process cannot join the job.
+ * {magic, job secret, rank, size}. The accepting side (tcp_accept.c)
+ * checks it, under the hostile-stranger rules told there.
  *
- * Strangers: anyone on the host can connect, so every connection is
- * hostile until its hello proves the secret, and none may cost a peer its
- * place. The kernel holds a connection back until its first bytes arrive
- * (TCP_DEFER_ACCEPT), so a peer's comes with its hello, which is read at
- * once and settles it; silent strangers stay in the kernel until
- * HELLO_TIMEOUT. The listen backlog is SOMAXCONN deep and emptied on every
- * wake. A connection that sent part of a hello waits in a table of
- * MAX_PENDING, read concurrently with weft_wait_any, pending hellos before
- * new connections. When the table is full, every entry with bytes waiting
- * is read first (settling the peers among them), then the oldest is
- * closed: a peer sends its hello right after connecting, so a flood must
- * bring MAX_PENDING connections in that instant to push one out. Shedding
- * the newest instead (sshd's MaxStartups refuses new connections at
- * random) lets strangers that came first lock the peers out for the whole
- * HELLO_TIMEOUT. The listening socket is closed once every peer is in.
+ * Simultaneous connects (i < j, each sending its first frame to the other
+ * at once): the connection opened by the lower rank wins, so exactly one
+ * survives and neither side ever writes a frame on the other. The lower
+ * rank's connection wins whatever happens, so it writes its frames right
+ * behind its hello. The higher rank's may lose, so it writes nothing
+ * behind its hello until the lower rank answers one byte: ACCEPT (no
+ * connection of its own to the higher rank: this one is the pair's), or
+ * MINE (it is opening, or has, its own: the higher rank closes its
+ * attempt and waits, YIELDED, for the lower rank's connection, which its
+ * listener accepts). A higher rank that accepts the lower rank's hello
+ * while still opening its own closes its own: the lower rank answers that
+ * one MINE, or never reads it. Its queued frames, none of them written,
+ * then go out on the winner in their order. No frame is lost or
+ * reordered: a frame is only ever written on the pair's final connection.
+ * A higher rank whose attempt ends without an answer (EOF: the lower rank
+ * shed it as a stranger under a flood, or died) tries again from its first
+ * address, within the deadline; a dead rank refuses the connection.
  *
- * Blocking: this runs once, inside MPI_Init. Waits go through the I/O
- * server (weft_fd_wait, weft_wait_any), so they block only the calling
- * thread, with a deadline (WEFT_MPI_CONNECT_TIMEOUT seconds, default 60):
- * a rank that never shows up fails MPI_Init with WEFT_ETIMEDOUT instead of
- * hanging it.
+ * Time limits: opening (connect, hello, and the wait for the lower rank's
+ * connection once YIELDED) must finish within WEFT_MPI_CONNECT_TIMEOUT
+ * seconds (default 60) of the first frame, or the peer is lost: the
+ * engine's lost-connection upcall names it and the address tried, and
+ * every frame queued to it fails. The wait for the answer (AWAIT) has no
+ * deadline of its own: the lower rank answers at its next progress pass,
+ * which may come late from a rank computing outside MPI, as a receive
+ * would; a dead host is found by keepalive and TCP_USER_TIMEOUT, set
+ * before the hello (WEFT_MPI_TCP_TIMEOUT), a dead process refuses or
+ * resets the connection. Deadlines fire through a timerfd in the epoll
+ * set, armed at the earliest one.
  *
- * Rejected: accepting in a background thread (ordering between the
- * engine's first messages and the accept would need its own locking, for
- * a one-time cost of milliseconds).
+ * Rejected: connecting every pair at MPI_Init (255 sockets per rank on 256
+ * ranks, a socket and a 64 KiB buffer per peer never spoken to, and a
+ * start-up that grows with N^2 connects: figures in
+ * docs/performance-notes.md); keeping both connections of a simultaneous
+ * pair, one per direction (each side would read two sockets per peer);
+ * answering every hello (a round trip on the lower rank's first frame,
+ * which cannot lose).
  *
- * Invariants: each pair of ranks gets one connection, opened by the
- * higher rank; only hellos with the secret reach peers[].
- * Locking: none (single-threaded, before the engine exists).
+ * Invariants: a peer's fd is in the epoll set iff `armed`; only UP peers
+ * have frames written; `unsettled` counts the peers neither UP, LOST nor
+ * UNUSED.
+ * Locking: everything runs under the engine lock (transport.h contract),
+ * but wmpi_tcp_setup, which runs in create().
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
-#include <weft/io.h>
 #include <weft/timer.h>
 
 #include "transport/tcp.h"
 
-#define MAX_ADDRS 8
-#define MAX_PENDING 64
 #define SEC ((int64_t)1000000000)
-#define HELLO_TIMEOUT (5 * SEC)
 #define TRY_TIMEOUT (5 * SEC) /* per address: an unreachable one must not
                                  use up the whole deadline */
-static const char MAGIC[8] = { 'W', 'E', 'F', 'T', 'M', 'P', 'I', '1' };
+#define DEFER_ACCEPT_S 5      /* see tcp_accept.c */
+_Static_assert(sizeof(tcp_hello) == 32, "hello is 32 bytes on the wire");
 
-typedef struct card {
-    uint8_t host[16];
-    uint16_t port;  /* network order */
-    uint16_t naddr;
-    uint32_t addr[MAX_ADDRS]; /* network order */
-} card;
-
-typedef struct hello {
-    char magic[8];
-    uint8_t secret[WMPI_SECRET_LEN];
-    int32_t rank, size;
-} hello;
-
-_Static_assert(sizeof(hello) == 32, "hello is 32 bytes on the wire");
-
-/* Absolute deadline (weft_now() ns) of the whole wire-up. */
-static int64_t wireup_deadline(void)
+/* WEFT_MPI_CONNECT_TIMEOUT in ns (default 60 s). */
+static int64_t connect_timeout(void)
 {
     const char *s = getenv("WEFT_MPI_CONNECT_TIMEOUT");
     long v = s ? strtol(s, NULL, 10) : 0;
 
-    return weft_now() + (v > 0 ? v : 60) * SEC;
-}
-
-static int64_t earliest(int64_t a, int64_t b)
-{
-    return a < b ? a : b;
-}
-
-/* ------------------------------------------------------------ the card */
-
-static void fill_addrs(card *c)
-{
-    struct ifaddrs *ifs, *i;
-
-    if (getifaddrs(&ifs) < 0)
-        return;
-    for (i = ifs; i && c->naddr < MAX_ADDRS; i = i->ifa_next) {
-        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
-            continue;
-        if (!(i->ifa_flags & IFF_UP) || (i->ifa_flags & IFF_LOOPBACK))
-            continue;
-        c->addr[c->naddr++] = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
-    }
-    freeifaddrs(ifs);
-}
-
-/* Listen on every interface; the kernel hands over a connection only
- * once it has data, or after HELLO_TIMEOUT (TCP_DEFER_ACCEPT): silent
- * ones wait there, not in the pending table. Best effort: without it the
- * table alone bounds them. */
-static int listen_any(int backlog, uint16_t *port)
-{
-    struct sockaddr_in a = { .sin_family = AF_INET };
-    socklen_t len = sizeof a;
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    int defer = (int)(HELLO_TIMEOUT / SEC);
-
-    a.sin_addr.s_addr = htonl(INADDR_ANY);
-    if (fd < 0)
-        return -errno;
-    (void)setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof defer);
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, backlog) < 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
-        int err = -errno;
-        close(fd);
-        return err;
-    }
-    *port = a.sin_port;
-    return fd;
-}
-
-/* ------------------------------------------------------------- helpers */
-
-static int wait_fd(int fd, unsigned events, int64_t deadline)
-{
-    int r = weft_fd_wait(fd, events, deadline);
-
-    return r < 0 ? r : 0;
+    return (v > 0 ? v : 60) * SEC;
 }
 
 /* WEFT_MPI_TCP_TIMEOUT: seconds after which a connection whose peer
@@ -174,6 +114,90 @@ static int dead_peer_seconds(void)
     }
     return (int)v;
 }
+
+/* ------------------------------------------------------------ the card */
+
+static void fill_addrs(tcp_card *c)
+{
+    struct ifaddrs *ifs, *i;
+
+    if (getifaddrs(&ifs) < 0)
+        return;
+    for (i = ifs; i && c->naddr < WMPI_TCP_MAX_ADDRS; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
+            continue;
+        if (!(i->ifa_flags & IFF_UP) || (i->ifa_flags & IFF_LOOPBACK))
+            continue;
+        c->addr[c->naddr++] = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+    }
+    freeifaddrs(ifs);
+}
+
+/* Listen on every interface; the kernel hands over a connection only
+ * once it has data, or after DEFER_ACCEPT_S (TCP_DEFER_ACCEPT): silent
+ * ones wait there, not in the strangers' table. Best effort: without it
+ * the table alone bounds them. */
+static int listen_any(uint16_t *port)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    socklen_t len = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int defer = DEFER_ACCEPT_S;
+
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
+    if (fd < 0)
+        return -errno;
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof defer);
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, SOMAXCONN) < 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
+        int err = -errno;
+        close(fd);
+        return err;
+    }
+    *port = a.sin_port;
+    return fd;
+}
+
+static int watch_fd(int epfd, int fd, uint64_t tag)
+{
+    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
+
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+int wmpi_tcp_setup(struct wmpi_transport *t, const uint8_t *want)
+{
+    tcp_card me = { 0 };
+    int err;
+
+    t->dead_s = dead_peer_seconds();
+    t->connect_ns = connect_timeout();
+    t->cards = calloc((size_t)t->size, sizeof *t->cards);
+    if (!t->cards)
+        return WEFT_ENOMEM;
+    for (int r = 0; r < t->size; r++)
+        if (want[r] && r != t->rank) {
+            t->peers[r].state = TCP_IDLE;
+            t->unsettled++;
+        }
+    wmpi_host_identity(me.host);
+    fill_addrs(&me);
+    t->lfd = listen_any(&me.port);
+    if (t->lfd < 0)
+        return t->lfd;
+    t->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (t->tfd < 0)
+        return -errno;
+    err = wmpi_boot_allgather(t->boot, &me, sizeof me, t->cards);
+    if (!err)
+        err = watch_fd(t->epfd, t->tfd, TCP_EV(TCP_EV_TIMER, 0));
+    if (!err && t->unsettled)
+        err = watch_fd(t->epfd, t->lfd, TCP_EV(TCP_EV_LISTEN, 0));
+    t->listening = !err && t->unsettled;
+    return err;
+}
+
+/* ------------------------------------------------------------- options */
 
 /* A peer that vanishes (its host down, a link cut) must end the job
  * within the bound, never hang it: TCP_USER_TIMEOUT bounds data left
@@ -202,296 +226,214 @@ static void note_where(tcp_peer *p)
     struct sockaddr_in a;
     socklen_t len = sizeof a;
 
-    p->where[0] = '\0';
     if (getpeername(p->fd, (struct sockaddr *)&a, &len) == 0 && a.sin_family == AF_INET)
         inet_ntop(AF_INET, &a.sin_addr, p->where, sizeof p->where);
 }
 
-static int finish_socket(tcp_peer *p, int dead_s)
+/* TCP_NODELAY: a small message leaves at once. Best effort, as above. */
+void wmpi_tcp_tune(struct wmpi_transport *t, tcp_peer *p)
 {
     int one = 1;
 
-    if (setsockopt(p->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0)
-        return -errno;
-    bound_dead_peer(p->fd, dead_s);
+    (void)setsockopt(p->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    bound_dead_peer(p->fd, t->dead_s);
     note_where(p);
-    return fcntl(p->fd, F_SETFL, fcntl(p->fd, F_GETFL) | O_NONBLOCK) < 0 ? -errno : 0;
 }
 
-/* ------------------------------------------------------------- connect */
+/* --------------------------------------------------------------- timer */
 
-static int connect_addr(uint32_t addr, uint16_t port, int64_t deadline)
+void wmpi_tcp_due(struct wmpi_transport *t, int64_t when)
 {
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = port };
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    struct itimerspec its = { 0 };
+
+    if (t->timer_at && t->timer_at <= when)
+        return;
+    when = when > 0 ? when : 1;
+    its.it_value.tv_sec = when / SEC;
+    its.it_value.tv_nsec = when % SEC;
+    if (timerfd_settime(t->tfd, TFD_TIMER_ABSTIME, &its, NULL) == 0)
+        t->timer_at = when;
+}
+
+/* ------------------------------------------------------------- opening */
+
+static void try_next(struct wmpi_transport *t, tcp_peer *p, int err);
+
+/* The address of attempt p->try_addr (-1: loopback). */
+static uint32_t attempt_addr(const struct wmpi_transport *t, const tcp_peer *p)
+{
+    return p->try_addr < 0 ? htonl(INADDR_LOOPBACK) : t->cards[p->rank].addr[p->try_addr];
+}
+
+/* Connect to the current address; errors move on to the next one. */
+static void start_attempt(struct wmpi_transport *t, tcp_peer *p)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = t->cards[p->rank].port };
+    int64_t now = weft_now();
+
+    a.sin_addr.s_addr = attempt_addr(t, p);
+    p->hello_sent = 0;
+    inet_ntop(AF_INET, &a.sin_addr, p->where, sizeof p->where);
+    p->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (p->fd < 0) {
+        wmpi_tcp_lose(t, p, -errno);
+        return;
+    }
+    if (connect(p->fd, (struct sockaddr *)&a, sizeof a) < 0 && errno != EINPROGRESS) {
+        try_next(t, p, -errno);
+        return;
+    }
+    p->state = TCP_CONNECTING;
+    p->try_until = now + TRY_TIMEOUT < p->until ? now + TRY_TIMEOUT : p->until;
+    wmpi_tcp_due(t, p->try_until);
+    wmpi_tcp_watch(t, p, EPOLLOUT);
+}
+
+/* The attempt failed with `err`: the next address, or the peer is lost. */
+static void try_next(struct wmpi_transport *t, tcp_peer *p, int err)
+{
+    wmpi_tcp_close(t, p);
+    if (++p->try_addr >= t->cards[p->rank].naddr || weft_now() >= p->until) {
+        wmpi_tcp_lose(t, p, err);
+        return;
+    }
+    start_attempt(t, p);
+}
+
+/* From the first address (loopback for a rank of this host). */
+static void start_opening(struct wmpi_transport *t, tcp_peer *p)
+{
+    const tcp_card *me = &t->cards[t->rank], *c = &t->cards[p->rank];
+
+    p->try_addr = memcmp(me->host, c->host, sizeof c->host) == 0 ? -1 : 0;
+    if (p->try_addr == 0 && c->naddr == 0) {
+        wmpi_tcp_lose(t, p, -EHOSTUNREACH);
+        return;
+    }
+    start_attempt(t, p);
+}
+
+void wmpi_tcp_open(struct wmpi_transport *t, tcp_peer *p)
+{
+    p->until = weft_now() + t->connect_ns;
+    start_opening(t, p);
+}
+
+/* ------------------------------------------------------------ the hello */
+
+static void hello_done(struct wmpi_transport *t, tcp_peer *p)
+{
+    if (t->rank < p->rank) { /* ours wins whatever the peer does */
+        wmpi_tcp_up(t, p, p->fd);
+        return;
+    }
+    p->state = TCP_AWAIT;
+    wmpi_tcp_watch(t, p, EPOLLIN);
+}
+
+static void write_hello(struct wmpi_transport *t, tcp_peer *p)
+{
+    tcp_hello h = { .rank = t->rank, .size = t->size };
+    ssize_t w;
+
+    memcpy(h.magic, WMPI_TCP_MAGIC, sizeof h.magic);
+    memcpy(h.secret, t->boot->secret, WMPI_SECRET_LEN);
+    w = send(p->fd, (char *)&h + p->hello_sent, sizeof h - p->hello_sent,
+             MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (w < 0 && errno != EAGAIN && errno != EINTR) {
+        try_next(t, p, -errno);
+        return;
+    }
+    p->hello_sent += w > 0 ? (size_t)w : 0;
+    if (p->hello_sent == sizeof h)
+        hello_done(t, p);
+}
+
+/* connect() finished, well or not (an event left from the attempt before
+ * may come first: then the socket has no peer yet, and we wait on). */
+static void connected(struct wmpi_transport *t, tcp_peer *p)
+{
+    struct sockaddr_in a;
+    socklen_t alen = sizeof a;
     int err = 0;
     socklen_t len = sizeof err;
 
-    a.sin_addr.s_addr = addr;
-    if (fd < 0)
-        return -errno;
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 && errno != EINPROGRESS)
-        err = -errno;
-    if (!err)
-        err = wait_fd(fd, WEFT_IO_WRITE, deadline);
-    if (!err && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err)
-        err = -err;
+    if (getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+        err = errno;
     if (err) {
-        close(fd);
-        return err;
+        try_next(t, p, -err);
+        return;
     }
-    return fd;
+    if (getpeername(p->fd, (struct sockaddr *)&a, &alen) < 0)
+        return;
+    wmpi_tcp_tune(t, p);
+    p->state = TCP_HELLO;
+    write_hello(t, p);
 }
 
-static int send_hello(int fd, const struct wmpi_transport *t, int64_t deadline)
+/* The lower rank's one byte in answer to our hello. */
+static void read_answer(struct wmpi_transport *t, tcp_peer *p)
 {
-    hello h = { .rank = t->rank, .size = t->size };
-    size_t off = 0;
-
-    memcpy(h.magic, MAGIC, sizeof MAGIC);
-    memcpy(h.secret, t->boot->secret, WMPI_SECRET_LEN);
-    while (off < sizeof h) {
-        ssize_t w = send(fd, (char *)&h + off, sizeof h - off, MSG_NOSIGNAL);
-        if (w > 0)
-            off += (size_t)w;
-        else if (w < 0 && errno != EAGAIN && errno != EINTR)
-            return -errno;
-        else if (wait_fd(fd, WEFT_IO_WRITE, deadline) < 0)
-            return WEFT_ETIMEDOUT;
-    }
-    return 0;
-}
-
-static int connect_peer(const struct wmpi_transport *t, const card *me,
-                        const card *c, int64_t deadline)
-{
-    int fd = WEFT_EINVAL;
-
-    if (memcmp(me->host, c->host, sizeof c->host) == 0)
-        fd = connect_addr(htonl(INADDR_LOOPBACK), c->port, deadline);
-    for (int i = 0; fd < 0 && i < c->naddr; i++)
-        fd = connect_addr(c->addr[i], c->port, earliest(weft_now() + TRY_TIMEOUT, deadline));
-    if (fd < 0)
-        return fd;
-    if (send_hello(fd, t, deadline) < 0) {
-        close(fd);
-        return WEFT_ETIMEDOUT;
-    }
-    return fd;
-}
-
-/* -------------------------------------------------------------- accept */
-
-typedef struct pending {
-    int fd;
-    size_t got;
-    int64_t until;
-    hello h;
-} pending;
-
-/* A complete hello from `p`: the rank it proves, or -1. */
-static int check_hello(const struct wmpi_transport *t, const pending *p)
-{
-    const hello *h = &p->h;
-
-    if (memcmp(h->magic, MAGIC, sizeof MAGIC) || !wmpi_boot_secret_ok(t->boot, h->secret))
-        return -1;
-    if (h->size != t->size || h->rank <= t->rank || h->rank >= t->size)
-        return -1;
-    return t->want[h->rank] && t->peers[h->rank].fd < 0 ? h->rank : -1;
-}
-
-/* Read more of p's hello; 1 when settled (accepted or rejected). */
-static int read_hello(struct wmpi_transport *t, pending *p, int *accepted)
-{
-    ssize_t r = recv(p->fd, (char *)&p->h + p->got, sizeof p->h - p->got, 0);
-    int rank;
+    char b;
+    ssize_t r = recv(p->fd, &b, 1, MSG_DONTWAIT);
 
     if (r < 0 && (errno == EAGAIN || errno == EINTR))
-        return 0;
-    if (r <= 0) {
-        close(p->fd);
-        return 1;
+        return;
+    if (r == 1 && b == TCP_ANSWER_ACCEPT) {
+        wmpi_tcp_up(t, p, p->fd);
+        return;
     }
-    p->got += (size_t)r;
-    if (p->got < sizeof p->h)
-        return 0;
-    rank = check_hello(t, p);
-    if (rank < 0) {
-        fprintf(stderr, "weft-mpi: rank %d: refused a connection without the job's secret\n",
-                t->rank);
-        close(p->fd);
-        return 1;
+    wmpi_tcp_close(t, p);
+    if (r == 1 && b == TCP_ANSWER_MINE) {
+        p->state = TCP_YIELDED;
+        wmpi_tcp_due(t, p->until);
+    } else if (weft_now() < p->until) {
+        start_opening(t, p); /* shed unproven, or the rank is gone */
+    } else {
+        wmpi_tcp_lose(t, p, r == 0 ? -ECONNRESET : -errno);
     }
-    t->peers[rank].fd = p->fd;
-    ++*accepted;
-    return 1;
 }
 
-/* Forget pending entry i (settled). */
-static void drop(pending *pend, int *npend, int i)
+void wmpi_tcp_opening_event(struct wmpi_transport *t, tcp_peer *p, unsigned events)
 {
-    pend[i] = pend[--*npend];
+    if (p->state == TCP_CONNECTING)
+        connected(t, p);
+    else if (p->state == TCP_HELLO)
+        write_hello(t, p);
+    else if (p->state == TCP_AWAIT && (events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+        read_answer(t, p);
 }
 
-/* Read every pending hello that has bytes waiting: a peer's complete hello
- * settles it before anything is shed. */
-static void read_all(struct wmpi_transport *t, pending *pend, int *npend, int *accepted)
+/* ----------------------------------------------------------- deadlines */
+
+/* Give p up, or move to its next address, if its time is over; the
+ * deadline it still has (INT64_MAX: none). */
+static int64_t expire_opening(struct wmpi_transport *t, tcp_peer *p, int64_t now)
 {
-    for (int i = *npend - 1; i >= 0; i--)
-        if (read_hello(t, &pend[i], accepted))
-            drop(pend, npend, i);
+    if (p->state == TCP_YIELDED && now >= p->until)
+        wmpi_tcp_lose(t, p, WEFT_ETIMEDOUT);
+    else if ((p->state == TCP_CONNECTING || p->state == TCP_HELLO) && now >= p->try_until)
+        try_next(t, p, WEFT_ETIMEDOUT);
+    if (p->state == TCP_YIELDED)
+        return p->until;
+    if (p->state == TCP_CONNECTING || p->state == TCP_HELLO)
+        return p->try_until;
+    return INT64_MAX;
 }
 
-/* Make room for one more: close the oldest unproven connection. */
-static void shed_oldest(pending *pend, int *npend)
+void wmpi_tcp_timer_event(struct wmpi_transport *t)
 {
-    int old = 0;
+    uint64_t ticks;
+    int64_t now = weft_now(), next;
 
-    for (int i = 1; i < *npend; i++)
-        if (pend[i].until < pend[old].until)
-            old = i;
-    close(pend[old].fd);
-    drop(pend, npend, old);
-}
-
-/* Accept one connection and read what it sent; 0, or -1 when the backlog
- * is empty (or accept fails: the listener is tried again on its next
- * event). */
-static int take_one(struct wmpi_transport *t, int lfd, pending *pend, int *npend,
-                    int *accepted)
-{
-    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    pending p = { .fd = fd, .until = weft_now() + HELLO_TIMEOUT };
-
-    if (fd < 0)
-        return -1;
-    if (read_hello(t, &p, accepted))
-        return 0;
-    if (*npend == MAX_PENDING)
-        read_all(t, pend, npend, accepted);
-    if (*npend == MAX_PENDING)
-        shed_oldest(pend, npend);
-    pend[(*npend)++] = p;
-    return 0;
-}
-
-/* Empty the listen backlog, so that a stranger's connection never holds
- * an entry a peer needs; at most MAX_PENDING at a time, so that pending
- * hellos and deadlines are served between bursts of a flood. */
-static void take_new(struct wmpi_transport *t, int lfd, pending *pend, int *npend,
-                     int *accepted)
-{
-    for (int i = 0; i < MAX_PENDING && take_one(t, lfd, pend, npend, accepted) == 0; i++)
-        ;
-}
-
-/* Close the hellos that took too long; the earliest remaining deadline. */
-static int64_t expire(pending *pend, int *npend, int64_t deadline)
-{
-    int64_t now = weft_now(), next = deadline;
-
-    for (int i = *npend - 1; i >= 0; i--) {
-        if (pend[i].until <= now) {
-            close(pend[i].fd);
-            drop(pend, npend, i);
-        } else {
-            next = earliest(next, pend[i].until);
-        }
+    if (read(t->tfd, &ticks, sizeof ticks) < 0 && errno == EAGAIN)
+        return;
+    t->timer_at = 0;
+    next = wmpi_tcp_expire_strangers(t, now);
+    for (int r = 0; r < t->size && t->unsettled; r++) {
+        int64_t d = expire_opening(t, &t->peers[r], now);
+        next = d < next ? d : next;
     }
-    return next;
-}
-
-/* One wait on the pending hellos (first: they have priority) and the
- * listening socket; serve whichever fired. */
-static int serve_one(struct wmpi_transport *t, int lfd, pending *pend, int *npend,
-                     int *accepted, int64_t deadline)
-{
-    weft_clause cl[MAX_PENDING + 1];
-    int64_t until = expire(pend, npend, deadline);
-    int n = *npend, i;
-
-    for (i = 0; i < n; i++)
-        cl[i] = (weft_clause){ .kind = WEFT_CLAUSE_FD, .fd = pend[i].fd, .events = WEFT_IO_READ };
-    cl[n] = (weft_clause){ .kind = WEFT_CLAUSE_FD, .fd = lfd, .events = WEFT_IO_READ };
-    i = weft_wait_any(cl, n + 1, until);
-    if (i == WEFT_ETIMEDOUT)
-        return weft_now() >= deadline ? WEFT_ETIMEDOUT : 0;
-    if (i < 0)
-        return i;
-    if (i == n)
-        take_new(t, lfd, pend, npend, accepted);
-    else if (read_hello(t, &pend[i], accepted))
-        drop(pend, npend, i);
-    return 0;
-}
-
-static int accept_higher(struct wmpi_transport *t, int lfd, int64_t deadline)
-{
-    pending pend[MAX_PENDING];
-    int npend = 0, accepted = 0, want = 0, err = 0;
-
-    for (int r = t->rank + 1; r < t->size; r++)
-        want += t->want[r] != 0;
-
-    while (accepted < want && !err)
-        err = serve_one(t, lfd, pend, &npend, &accepted, deadline);
-    for (int i = 0; i < npend; i++)
-        close(pend[i].fd);
-    return err;
-}
-
-/* ------------------------------------------------------------ together */
-
-static int connect_lower(struct wmpi_transport *t, const card *cards, int64_t deadline)
-{
-    for (int r = 0; r < t->rank; r++) {
-        if (!t->want[r])
-            continue;
-        int fd = connect_peer(t, &cards[t->rank], &cards[r], deadline);
-        if (fd < 0) {
-            fprintf(stderr, "weft-mpi: rank %d: cannot connect to rank %d: %s\n",
-                    t->rank, r, strerror(-fd));
-            return fd;
-        }
-        t->peers[r].fd = fd;
-    }
-    return 0;
-}
-
-static int finish_all(struct wmpi_transport *t)
-{
-    int err = 0, dead_s = dead_peer_seconds();
-
-    for (int r = 0; r < t->size && !err; r++)
-        if (t->peers[r].fd >= 0)
-            err = finish_socket(&t->peers[r], dead_s);
-    return err;
-}
-
-int wmpi_tcp_connect_all(struct wmpi_transport *t)
-{
-    card *cards = calloc((size_t)t->size, sizeof *cards);
-    card me = { 0 };
-    int64_t deadline = wireup_deadline();
-    int lfd, err;
-
-    if (!cards)
-        return WEFT_ENOMEM;
-    wmpi_host_identity(me.host);
-    fill_addrs(&me);
-    lfd = listen_any(SOMAXCONN, &me.port);
-    err = lfd < 0 ? lfd : wmpi_boot_allgather(t->boot, &me, sizeof me, cards);
-    if (!err)
-        err = connect_lower(t, cards, deadline);
-    if (!err)
-        err = accept_higher(t, lfd, deadline);
-    if (!err)
-        err = finish_all(t);
-    if (err == WEFT_ETIMEDOUT)
-        fprintf(stderr, "weft-mpi: rank %d: peers did not all connect in time\n", t->rank);
-    if (lfd >= 0)
-        close(lfd);
-    free(cards);
-    return err;
+    if (next != INT64_MAX)
+        wmpi_tcp_due(t, next);
 }

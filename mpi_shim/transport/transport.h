@@ -21,8 +21,9 @@
  * Contract for a transport:
  *  - create() is collective over the job (it may use wmpi_boot_allgather)
  *    and connects every peer it is asked to reach and can, or prepares to
- *    connect lazily; reaches() then says which it took (the engine routes
- *    each peer to one transport, MPICH's "is this address local");
+ *    connect lazily (TCP: at a peer's first frame); reaches() then says
+ *    which it took (the engine routes each peer to one transport,
+ *    MPICH's "is this address local");
  *  - send(), progress() and every callback run with the engine lock held;
  *    callbacks may call send() again (on any peer);
  *  - frame->done(frame, err) is called exactly once per frame given to
@@ -96,6 +97,11 @@ struct wmpi_transport_ops {
                   const uint8_t *want);
     /* 1 if this transport carries frames to world rank `peer`. */
     int (*reaches)(wmpi_transport *t, int peer);
+    /* Optional (NULL: always 1): 1 if frames went, or are going, between
+     * this rank and `peer`, in either direction; a transport that connects
+     * lazily answers 0 for a peer neither side has sent to (MPI_Finalize
+     * then trades no closing messages with it). Never blocks. */
+    int (*linked)(wmpi_transport *t, int peer);
     /* Queue `f` for `peer` and write what the peer accepts now. Returns 0,
      * or a negative WEFT_E* code after having called f->done(f, code). */
     int (*send)(wmpi_transport *t, int peer, wmpi_frame *f);

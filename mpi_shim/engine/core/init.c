@@ -139,12 +139,24 @@ static int no_orphans(void *arg)
     return __atomic_load_n(&wmpi_eng.orphans, __ATOMIC_ACQUIRE) == 0;
 }
 
+/* A peer this rank never exchanged a frame with (TCP connects lazily)
+ * needs no closing message, and sending one would open a connection. */
+static int talked_with(int peer)
+{
+    int linked;
+
+    wmpi_lock_engine();
+    linked = wmpi_route_linked(peer);
+    wmpi_unlock_engine();
+    return linked;
+}
+
 static int post_goodbyes(wmpi_request **rq)
 {
     int n = 0, err = 0;
 
     for (int p = 0; p < wmpi_eng.size && !err; p++) {
-        if (p == wmpi_eng.rank || wmpi_eng.peers[p].lost)
+        if (p == wmpi_eng.rank || wmpi_eng.peers[p].lost || !talked_with(p))
             continue;
         err = wmpi_irecv(NULL, 0, &wmpi_dt_byte, p, 0, &wmpi_comm_final, &rq[n]);
         if (!err)

@@ -188,6 +188,16 @@ const char *wmpi_route_name(int peer)
     return i == NO_ROUTE ? "self" : rt->tr[i].ops->name;
 }
 
+int wmpi_route_linked(int peer)
+{
+    wmpi_route *rt = &wmpi_eng.route;
+    int i = rt->peer && peer >= 0 && peer < wmpi_eng.size ? rt->peer[peer] : NO_ROUTE;
+
+    if (i == NO_ROUTE)
+        return 0;
+    return !rt->tr[i].ops->linked || rt->tr[i].ops->linked(rt->tr[i].tp, peer);
+}
+
 const char *wmpi_route_where(int peer)
 {
     wmpi_route *rt = &wmpi_eng.route;
