@@ -8,9 +8,10 @@
 # key of its own, then slurmctld and slurmd. The
 # checks, each bounded in time:
 #   1. srun --mpi=pmix -n 4: mpi_prog mesh (messages of 0 B to 4 MiB
-#      between every pair, collectives, a shared window), the one-sided,
-#      shared-memory collective, wildcard and nonblocking collective
-#      programs of the suite: every rank reports success;
+#      between every pair, collectives, a shared window); then every line
+#      of the suite's testlists marked pmix (the programs that also run
+#      under Open MPI's mpirun: every point-to-point and collective one),
+#      at its rank count: each program reports success;
 #   2. salloc -n 4 with Weft's mpirun inside and no -n: 4 ranks, one job;
 #   3. srun --mpi=pmi2: every rank fails MPI_Init, saying to use
 #      srun --mpi=pmix (Weft speaks PMIx only), and no rank runs on alone.
@@ -117,20 +118,32 @@ expect_lines() {
     [[ "$n" == "$3" ]] || { echo "$1"; echo "expected $3 lines like '$2', got $n"; return 1; }
 }
 
-srun_pmix() { # srun_pmix PROGRAM ARGS...: 4 ranks through PMIx; its output
-    timeout 120 srun --mpi=pmix --overcommit --ntasks=4 --kill-on-bad-exit=1 "$@" 2>&1
+srun_pmix() { # srun_pmix NTASKS PROGRAM ARGS...: ranks through PMIx; their output
+    local n="$1"; shift
+    timeout 120 srun --mpi=pmix --overcommit --ntasks="$n" --kill-on-bad-exit=1 "$@" \
+        </dev/null 2>&1
 }
 
 mesh_under_srun() {
     local out
-    out="$(srun_pmix "$TESTS/wmpi_mpi_prog" mesh)" || { echo "$out"; return 1; }
+    out="$(srun_pmix 4 "$TESTS/wmpi_mpi_prog" mesh)" || { echo "$out"; return 1; }
     expect_lines "$out" '^rank [0-3] mesh ok .* shared_win=ok$' 4
 }
 
-suite_under_srun() { # suite_under_srun SUITE/PROGRAM: it says nothing failed
+suite_under_srun() { # suite_under_srun SUITE/PROGRAM NTASKS: it says nothing failed
     local out
-    out="$(srun_pmix "$TESTS/$1")" || { echo "$out"; echo "$1 failed under srun"; return 1; }
+    out="$(srun_pmix "$2" "$TESTS/$1")" || { echo "$out"; echo "$1 failed under srun"; return 1; }
     echo "$out" | tail -n 2
+}
+
+# "SUITE/PROGRAM RANKS" for each testlist line marked pmix without env=
+# settings (srun passes mpirun's environment, not a line's).
+pmix_lines() {
+    local list suite
+    for list in "$WEFT_ROOT"/tests/mpi/*/testlist; do
+        suite="$(basename "$(dirname "$list")")"
+        awk -v s="$suite" '$1 !~ /^#/ && / pmix( |$)/ && !/env=/ { print s "/" $1, $2 }' "$list"
+    done
 }
 
 mpirun_in_salloc() {
@@ -151,9 +164,9 @@ say "Slurm: a one-node cluster on $NODE in $D"
 start_cluster || exit 1
 sinfo
 check "srun --mpi=pmix -n 4 mpi_prog mesh" mesh_under_srun
-for prog in rma/rma_fence shm/shm_coll p2p/p2p_wildcard coll/coll_nonblocking; do
-    check "srun --mpi=pmix -n 4 $prog" suite_under_srun "$prog"
-done
+while read -r prog ranks; do
+    check "srun --mpi=pmix -n $ranks $prog" suite_under_srun "$prog" "$ranks"
+done < <(pmix_lines)
 check "salloc -n 4 mpirun (no -n)" mpirun_in_salloc
 check "srun --mpi=pmi2 is refused with advice" pmi2_refused
 ((failures == 0)) || { echo "Slurm: $failures check(s) failed; logs:"; tail -n 30 "$D"/log/*.log; }
