@@ -61,10 +61,7 @@ struct wmpi_errhandler {
  * One load and compare. */
 static inline int wbind_errh_is_live(MPI_Errhandler h)
 {
-    uintptr_t p = (uintptr_t)h;
-
-    return p >= 4096 && p % _Alignof(struct wmpi_errhandler) == 0 &&
-           __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) == WMPI_ERRH_LIVE;
+    return WMPI_MARKED_LIVE(h, struct wmpi_errhandler, WMPI_ERRH_LIVE);
 }
 
 /* A user handler of kind WMPI_ERRH_USER calling fn (a window's function

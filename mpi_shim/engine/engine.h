@@ -43,6 +43,7 @@
 #include <weft/errno.h>
 #include <weft/thread.h>
 
+#include "engine/core/mark.h"
 #include "transport/transport.h"
 
 /* An MPI error code that a user callback returned (generalized
@@ -141,10 +142,7 @@ typedef struct wmpi_op {
  * user op's memory stays ours in the quarantine for a while). */
 static inline int wmpi_op_is_live(const wmpi_op *op)
 {
-    uintptr_t p = (uintptr_t)op;
-
-    return p >= 4096 && p % _Alignof(wmpi_op) == 0 &&
-           __atomic_load_n(&op->magic, __ATOMIC_ACQUIRE) == WMPI_OP_LIVE;
+    return WMPI_MARKED_LIVE(op, wmpi_op, WMPI_OP_LIVE);
 }
 
 /* ----------------------------------------------------------- communicators */
@@ -193,10 +191,7 @@ typedef struct wmpi_comm {
  * common mistakes are caught. */
 static inline int wmpi_comm_is_live(const wmpi_comm *c)
 {
-    uintptr_t p = (uintptr_t)c;
-
-    return p >= 4096 && p % _Alignof(wmpi_comm) == 0 &&
-           __atomic_load_n(&c->magic, __ATOMIC_ACQUIRE) == WMPI_COMM_LIVE;
+    return WMPI_MARKED_LIVE(c, wmpi_comm, WMPI_COMM_LIVE);
 }
 
 /* How many ranks point-to-point calls on c may name: its size, or for an
@@ -312,10 +307,7 @@ static inline int wmpi_request_live(const wmpi_request *r)
  * like wmpi_comm_is_live, it cannot vouch for a wild pointer. */
 static inline int wmpi_request_is_valid(const wmpi_request *r)
 {
-    uintptr_t p = (uintptr_t)r;
-
-    return p >= 4096 && p % _Alignof(wmpi_request) == 0 &&
-           __atomic_load_n(&r->magic, __ATOMIC_ACQUIRE) == WMPI_REQ_LIVE;
+    return WMPI_MARKED_LIVE(r, wmpi_request, WMPI_REQ_LIVE);
 }
 
 /* For a done request: copy its status to *st (may be NULL) and release it

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "engine/core/lock.h"
+#include "engine/core/mark.h"
 
 typedef struct wmpi_info_entry {
     char *key;
@@ -43,10 +44,7 @@ typedef struct wmpi_info {
  * handle used soon after MPI_Info_free reads owned memory. */
 static inline int wmpi_info_is_live(const wmpi_info *info)
 {
-    uintptr_t p = (uintptr_t)info;
-
-    return p >= 4096 && p % _Alignof(wmpi_info) == 0 &&
-           __atomic_load_n(&info->magic, __ATOMIC_ACQUIRE) == WMPI_INFO_LIVE;
+    return WMPI_MARKED_LIVE(info, wmpi_info, WMPI_INFO_LIVE);
 }
 
 /* MPI_INFO_ENV (definition in info.c). */

@@ -31,10 +31,7 @@ typedef struct wmpi_message {
  * MPI_MESSAGE_NO_PROC sentinel is the bindings' business. */
 static inline int wmpi_message_is_live(const wmpi_message *m)
 {
-    uintptr_t p = (uintptr_t)m;
-
-    return p >= 4096 && p % _Alignof(wmpi_message) == 0 &&
-           __atomic_load_n(&m->magic, __ATOMIC_ACQUIRE) == WMPI_MSG_LIVE;
+    return WMPI_MARKED_LIVE(m, wmpi_message, WMPI_MSG_LIVE);
 }
 
 /* Take the first message matching (src, tag) on c (src a comm rank or

@@ -124,10 +124,7 @@ typedef struct wmpi_win {
 /* 1 if w looks like a live window handle (as wmpi_comm_is_live). */
 static inline int wmpi_win_is_live(const wmpi_win *w)
 {
-    uintptr_t p = (uintptr_t)w;
-
-    return p >= 4096 && p % _Alignof(wmpi_win) == 0 &&
-           __atomic_load_n(&w->magic, __ATOMIC_ACQUIRE) == WMPI_WIN_LIVE;
+    return WMPI_MARKED_LIVE(w, wmpi_win, WMPI_WIN_LIVE);
 }
 
 /* A full memory fence for w's memory (MPI_Win_sync, and the end of an
