@@ -16,7 +16,10 @@
  * byte counts that only grow; the producer publishes `tail` and the
  * consumer `head`, each with a plain seq_cst store, so no atomic
  * read-modify-write is on the path of a message (Open MPI's fast boxes
- * and MPICH's POSIX eager queues make the same choice).
+ * and MPICH's POSIX eager queues make the same choice). A record's stamp
+ * (shm.h) announces it before `tail` does, and a payload of up to
+ * SHM_SMALL bytes rides in its record: a small message is one cache line
+ * from sender to receiver.
  *
  * Waiting without a system call. A receiver finds its messages by
  * polling the rings, which the I/O server does while a thread waits and a
@@ -181,22 +184,41 @@ static int by_cma(struct wmpi_transport *t, shm_peer *p, const wmpi_frame *f)
     return f->hdr.plen >= t->cma_min && __atomic_load_n(&p->out->cma_ok, __ATOMIC_ACQUIRE);
 }
 
-/* Write f's record; 0 if the ring has no room for it. */
+/* The stamp word of the record line at ring position `at`. */
+static uint64_t *stamp_word(struct wmpi_transport *t, shm_ring *r, uint64_t at)
+{
+    return (uint64_t *)(void *)(r->data + (at & (t->ring_bytes - 1)));
+}
+
+/* Write f's record, its stamp last; 0 if the ring has no room for it. A
+ * record that carries its whole frame (a small payload, or CMA) first
+ * clears the stamp word of the line after it, where the next record goes:
+ * what an earlier lap left there must not pass for that record's stamp
+ * (shm.h). */
 static int put_record(struct wmpi_transport *t, shm_peer *p, wmpi_frame *f, uint64_t *tail)
 {
-    shm_rec rec = { .kind = by_cma(t, p, f) ? SHM_CMA : SHM_INLINE,
-                    .addr = (uint64_t)(uintptr_t)f->payload,
-                    .hdr = f->hdr };
+    shm_rec rec = { .stamp = 0, .hdr = f->hdr };
+    int kind = by_cma(t, p, f) ? SHM_CMA : SHM_INLINE;
+    int small = kind == SHM_INLINE && f->hdr.plen <= SHM_SMALL;
+    int whole = small || kind == SHM_CMA;
 
     uint64_t at = align_rec(*tail);
-    size_t need = (size_t)(at - *tail) + REC;
+    size_t need = (size_t)(at - *tail) + REC + (whole ? sizeof rec.stamp : 0);
 
     if (room(t, p, *tail, need) < need)
         return 0;
-    copy_in(t, p->out, at, &rec, REC);
+    if (small && f->hdr.plen)
+        memcpy(rec.u.small, f->payload, (size_t)f->hdr.plen);
+    else
+        rec.u.addr = (uint64_t)(uintptr_t)f->payload;
+    copy_in(t, p->out, at + sizeof rec.stamp, (const char *)&rec + sizeof rec.stamp,
+            REC - sizeof rec.stamp);
+    if (whole)
+        __atomic_store_n(stamp_word(t, p->out, at + REC), 0, __ATOMIC_RELAXED);
+    __atomic_store_n(stamp_word(t, p->out, at), at | (uint64_t)kind, __ATOMIC_RELEASE);
     *tail = at + REC;
-    f->sent = REC;
-    return rec.kind;
+    f->sent = REC + (small ? (size_t)f->hdr.plen : 0);
+    return kind;
 }
 
 /* Write as much of f's inline payload as fits; 1 when all of it is in. */
@@ -279,24 +301,57 @@ static int shm_send(struct wmpi_transport *t, int peer, wmpi_frame *f)
 
 /* -------------------------------------------------------------- receiving */
 
-static void take_header(struct wmpi_transport *t, shm_peer *p, uint64_t *head)
+/* `tail`, read at most once per rx() pass and only when a record's stamp
+ * does not say enough (record_at) or payload bytes are due: a consumer
+ * that waits for a small message reads only the line it arrives on. */
+#define TAIL_UNREAD UINT64_MAX
+static uint64_t tail_seen(shm_peer *p, uint64_t *tail)
+{
+    if (*tail == TAIL_UNREAD)
+        *tail = __atomic_load_n(&p->in->tail, __ATOMIC_ACQUIRE);
+    return *tail;
+}
+
+/* The kind of the record at `at`, or 0 if none is there yet. After a
+ * frame whose payload came through the ring, `tail` says: nothing cleared
+ * the stamp word, which may hold an earlier lap's payload bytes. After a
+ * record that carried its whole frame, the stamp says (shm.h), and a
+ * message that fits in a record is one cache line from sender to
+ * receiver. */
+static int record_at(struct wmpi_transport *t, shm_peer *p, uint64_t at, uint64_t *tail)
+{
+    if (p->after_payload && tail_seen(p, tail) < at + REC)
+        return 0;
+    uint64_t s = __atomic_load_n(stamp_word(t, p->in, at), __ATOMIC_ACQUIRE);
+
+    return (s & ~(uint64_t)(REC - 1)) == at ? (int)(s & (REC - 1)) : 0;
+}
+
+static void take_header(struct wmpi_transport *t, shm_peer *p, uint64_t *head, int kind)
 {
     copy_out(t, p->in, *head, &p->rrec, REC);
-    if (p->rrec.kind != SHM_CMA)
+    if (kind != SHM_CMA)
         *head += REC; /* a CMA record stays until its payload is read */
+    p->rkind = kind;
+    p->after_payload = kind == SHM_INLINE && p->rrec.hdr.plen > SHM_SMALL;
     p->rgot = 0;
     p->in_payload = 1;
     t->up->header(p->rank, &p->rrec.hdr, &p->rx);
     if (p->rx.keep > p->rrec.hdr.plen)
         p->rx.keep = (size_t)p->rrec.hdr.plen;
+    if (kind == SHM_INLINE && p->rrec.hdr.plen <= SHM_SMALL) {
+        if (p->rx.keep)
+            memcpy(p->rx.buf, p->rrec.u.small, p->rx.keep);
+        p->rgot = p->rrec.hdr.plen;
+    }
 }
 
 /* Inline payload bytes that arrived, up to `budget`; how many were taken. */
-static size_t take_inline(struct wmpi_transport *t, shm_peer *p, uint64_t *head, uint64_t tail,
-                          size_t budget)
+static size_t take_inline(struct wmpi_transport *t, shm_peer *p, uint64_t *head,
+                          uint64_t *tail, size_t budget)
 {
-    uint64_t need = p->rrec.hdr.plen - p->rgot;
-    size_t take = (size_t)(tail - *head);
+    uint64_t end = tail_seen(p, tail), need = p->rrec.hdr.plen - p->rgot;
+    size_t take = end > *head ? (size_t)(end - *head) : 0;
 
     take = take < need ? take : (size_t)need;
     take = take < budget ? take : budget;
@@ -322,7 +377,7 @@ static ssize_t take_cma(shm_peer *p, uint64_t *head, size_t budget)
     }
     size_t n = p->rx.keep - p->rgot < budget ? p->rx.keep - p->rgot : budget;
     struct iovec l = { (char *)p->rx.buf + p->rgot, n };
-    struct iovec r = { (void *)(uintptr_t)(p->rrec.addr + p->rgot), n };
+    struct iovec r = { (void *)(uintptr_t)(p->rrec.u.addr + p->rgot), n };
     ssize_t got = process_vm_readv(p->pid, &l, 1, &r, 1, 0);
     if (got <= 0)
         return got < 0 ? -errno : -EFAULT;
@@ -350,17 +405,18 @@ static void cma_failed(struct wmpi_transport *t, shm_peer *p, int err)
 static void rx(struct wmpi_transport *t, shm_peer *p, size_t budget)
 {
     uint64_t head = __atomic_load_n(&p->in->head, __ATOMIC_RELAXED), start = head;
-    uint64_t tail = __atomic_load_n(&p->in->tail, __ATOMIC_ACQUIRE);
+    uint64_t tail = TAIL_UNREAD;
 
     while (!p->dead && budget) {
         if (!p->in_payload) {
             uint64_t at = align_rec(head);
-            if (tail < at + REC)
+            int kind = record_at(t, p, at, &tail);
+            if (!kind)
                 break;
             head = at;
-            take_header(t, p, &head);
+            take_header(t, p, &head, kind);
         }
-        if (p->rrec.kind == SHM_CMA && p->rgot < p->rrec.hdr.plen) {
+        if (p->rkind == SHM_CMA && p->rgot < p->rrec.hdr.plen) {
             ssize_t n = take_cma(p, &head, budget);
             if (n < 0) {
                 cma_failed(t, p, (int)n);
@@ -368,7 +424,7 @@ static void rx(struct wmpi_transport *t, shm_peer *p, size_t budget)
             }
             budget -= (size_t)n < budget ? (size_t)n : budget;
         } else if (p->rgot < p->rrec.hdr.plen) {
-            size_t n = take_inline(t, p, &head, tail, budget);
+            size_t n = take_inline(t, p, &head, &tail, budget);
             if (n == 0)
                 break;
             budget -= n;

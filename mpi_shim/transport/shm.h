@@ -11,7 +11,8 @@
  * single-consumer byte ring; its producer alone writes `tail` and
  * `waiting`, its consumer alone writes `head` and `cma_ok`, each on a
  * cache line of its own, so neither side ever needs an atomic
- * read-modify-write.
+ * read-modify-write. The data belong to the producer between `head` and
+ * `head` + ring_bytes, to the consumer below `head`.
  */
 #ifndef WMPI_SHM_H
 #define WMPI_SHM_H
@@ -41,7 +42,10 @@ typedef struct shm_ctl {
 /* One ring's indexes; its bytes follow (ring_bytes, a power of two). */
 typedef struct shm_ring {
     _Alignas(SHM_LINE) uint64_t tail; /* producer: bytes written so far */
-    int waiting;                      /* producer: it waits for head to move */
+    _Alignas(SHM_LINE) int waiting;   /* producer: it waits for head to move
+                                         (apart from tail, which changes with
+                                         every frame: the consumer reads this
+                                         after every frame) */
     _Alignas(SHM_LINE) uint64_t head; /* consumer: bytes consumed so far */
     int cma_ok;                       /* consumer: it can read the producer's
                                          memory (process_vm_readv) */
@@ -50,12 +54,27 @@ typedef struct shm_ring {
 
 /* A frame's record in a ring: exactly one cache line, starting on one
  * (ring sizes are multiples of it, so a record never wraps); an inline
- * payload follows, and the next record starts on the next line. */
+ * payload follows, and the next record starts on the next line. A payload
+ * of at most SHM_SMALL bytes rides in the record itself, so a small
+ * message is one cache line from sender to receiver.
+ * The stamp is written last (a release store): the record's position in
+ * the ring, which is a multiple of the line, with the kind in its low
+ * bits. A stamp that names a position can only have been written for
+ * it, as positions never repeat. A record that carries its whole frame
+ * (a small payload, or CMA) clears the stamp word of the next line before
+ * its own stamp is written, so the consumer finds the next record by
+ * reading that word alone, without reading `tail`; after a frame whose
+ * payload followed its record, the next record's line may hold payload
+ * bytes of an earlier lap, and the consumer waits for `tail` to cover it.
+ */
 enum { SHM_INLINE = 1, SHM_CMA = 2 };
+#define SHM_SMALL 8
 typedef struct shm_rec {
-    uint32_t kind;
-    uint32_t pad_;
-    uint64_t addr;  /* SHM_CMA: the payload's address in the sender */
+    uint64_t stamp; /* atomic: position | kind */
+    union {
+        uint64_t addr;                  /* SHM_CMA: the payload's address in the sender */
+        unsigned char small[SHM_SMALL]; /* SHM_INLINE, plen <= SHM_SMALL: the payload */
+    } u;
     wmpi_hdr hdr;
 } shm_rec;
 _Static_assert(sizeof(shm_rec) == SHM_LINE, "a record is one cache line");
@@ -78,6 +97,8 @@ typedef struct shm_peer {
     int in_tx;           /* tx() is running for this peer (re-entry guard) */
     /* receiving */
     int in_payload;
+    int rkind;           /* the record's kind (its stamp's low bits) */
+    int after_payload;   /* the last record's payload came through the ring */
     shm_rec rrec;
     wmpi_rx rx;
     uint64_t rgot;
