@@ -190,34 +190,62 @@ static uint64_t *stamp_word(struct wmpi_transport *t, shm_ring *r, uint64_t at)
     return (uint64_t *)(void *)(r->data + (at & (t->ring_bytes - 1)));
 }
 
+/* How f goes: whole (its payload in its record, or following it and
+ * written before the record's stamp) when it is small enough and the ring
+ * has room for all of it now; by CMA if allowed; else streamed. */
+static int frame_kind(struct wmpi_transport *t, shm_peer *p, const wmpi_frame *f, uint64_t tail)
+{
+    if (by_cma(t, p, f))
+        return SHM_CMA;
+    if (f->hdr.plen <= SHM_SMALL)
+        return SHM_WHOLE;
+    uint64_t at = align_rec(tail), end = at + REC + f->hdr.plen;
+    size_t need = (size_t)(align_rec(end) - tail) + sizeof(uint64_t);
+    return f->hdr.plen <= SHM_WHOLE_MAX && room(t, p, tail, need) >= need ? SHM_WHOLE : SHM_INLINE;
+}
+
+/* Clear the stamp word at `pos`, unless the last record did (shm.h). */
+static void clear_stamp(struct wmpi_transport *t, shm_peer *p, uint64_t pos)
+{
+    if (p->cleared != pos)
+        __atomic_store_n(stamp_word(t, p->out, pos), 0, __ATOMIC_RELAXED);
+}
+
 /* Write f's record, its stamp last; 0 if the ring has no room for it. A
- * record that carries its whole frame (a small payload, or CMA) first
- * clears the stamp word of the line after it, where the next record goes:
- * what an earlier lap left there must not pass for that record's stamp
- * (shm.h). */
+ * record that completes its frame (SHM_WHOLE, SHM_CMA) first clears the
+ * stamp word where the next record goes, so that what an earlier lap left
+ * there cannot pass for that record's stamp (shm.h); after its own stamp
+ * it clears the line after that too, if it has room, which takes that
+ * store off the next small message's path. */
 static int put_record(struct wmpi_transport *t, shm_peer *p, wmpi_frame *f, uint64_t *tail)
 {
     shm_rec rec = { .stamp = 0, .hdr = f->hdr };
-    int kind = by_cma(t, p, f) ? SHM_CMA : SHM_INLINE;
-    int small = kind == SHM_INLINE && f->hdr.plen <= SHM_SMALL;
-    int whole = small || kind == SHM_CMA;
+    int kind = frame_kind(t, p, f, *tail);
+    int inside = kind == SHM_WHOLE && f->hdr.plen <= SHM_SMALL;
+    size_t after = kind == SHM_WHOLE && !inside ? (size_t)f->hdr.plen : 0;
 
-    uint64_t at = align_rec(*tail);
-    size_t need = (size_t)(at - *tail) + REC + (whole ? sizeof rec.stamp : 0);
+    uint64_t at = align_rec(*tail), next = align_rec(at + REC + after);
+    size_t need = (size_t)(next - *tail) + (kind != SHM_INLINE ? sizeof rec.stamp : 0);
 
     if (room(t, p, *tail, need) < need)
         return 0;
-    if (small && f->hdr.plen)
+    if (inside && f->hdr.plen)
         memcpy(rec.u.small, f->payload, (size_t)f->hdr.plen);
     else
         rec.u.addr = (uint64_t)(uintptr_t)f->payload;
+    copy_in(t, p->out, at + REC, f->payload, after);
     copy_in(t, p->out, at + sizeof rec.stamp, (const char *)&rec + sizeof rec.stamp,
             REC - sizeof rec.stamp);
-    if (whole)
-        __atomic_store_n(stamp_word(t, p->out, at + REC), 0, __ATOMIC_RELAXED);
+    if (kind != SHM_INLINE)
+        clear_stamp(t, p, next);
     __atomic_store_n(stamp_word(t, p->out, at), at | (uint64_t)kind, __ATOMIC_RELEASE);
-    *tail = at + REC;
-    f->sent = REC + (small ? (size_t)f->hdr.plen : 0);
+    p->cleared = 1; /* no position */
+    if (kind != SHM_INLINE && room(t, p, *tail, need + REC) >= need + REC) {
+        __atomic_store_n(stamp_word(t, p->out, next + REC), 0, __ATOMIC_RELAXED);
+        p->cleared = next + REC;
+    }
+    *tail = at + REC + after;
+    f->sent = REC + (kind == SHM_WHOLE ? (size_t)f->hdr.plen : 0);
     return kind;
 }
 
@@ -313,11 +341,10 @@ static uint64_t tail_seen(shm_peer *p, uint64_t *tail)
 }
 
 /* The kind of the record at `at`, or 0 if none is there yet. After a
- * frame whose payload came through the ring, `tail` says: nothing cleared
- * the stamp word, which may hold an earlier lap's payload bytes. After a
- * record that carried its whole frame, the stamp says (shm.h), and a
- * message that fits in a record is one cache line from sender to
- * receiver. */
+ * streamed frame, `tail` says: nothing cleared the stamp word, which may
+ * hold an earlier lap's payload bytes. After a record that completed its
+ * frame, the stamp says (shm.h), and a message that fits in a record is
+ * one cache line from sender to receiver. */
 static int record_at(struct wmpi_transport *t, shm_peer *p, uint64_t at, uint64_t *tail)
 {
     if (p->after_payload && tail_seen(p, tail) < at + REC)
@@ -333,13 +360,13 @@ static void take_header(struct wmpi_transport *t, shm_peer *p, uint64_t *head, i
     if (kind != SHM_CMA)
         *head += REC; /* a CMA record stays until its payload is read */
     p->rkind = kind;
-    p->after_payload = kind == SHM_INLINE && p->rrec.hdr.plen > SHM_SMALL;
+    p->after_payload = kind == SHM_INLINE;
     p->rgot = 0;
     p->in_payload = 1;
     t->up->header(p->rank, &p->rrec.hdr, &p->rx);
     if (p->rx.keep > p->rrec.hdr.plen)
         p->rx.keep = (size_t)p->rrec.hdr.plen;
-    if (kind == SHM_INLINE && p->rrec.hdr.plen <= SHM_SMALL) {
+    if (kind == SHM_WHOLE && p->rrec.hdr.plen <= SHM_SMALL) {
         if (p->rx.keep)
             memcpy(p->rx.buf, p->rrec.u.small, p->rx.keep);
         p->rgot = p->rrec.hdr.plen;
@@ -350,7 +377,8 @@ static void take_header(struct wmpi_transport *t, shm_peer *p, uint64_t *head, i
 static size_t take_inline(struct wmpi_transport *t, shm_peer *p, uint64_t *head,
                           uint64_t *tail, size_t budget)
 {
-    uint64_t end = tail_seen(p, tail), need = p->rrec.hdr.plen - p->rgot;
+    uint64_t need = p->rrec.hdr.plen - p->rgot;
+    uint64_t end = p->rkind == SHM_WHOLE ? *head + need : tail_seen(p, tail);
     size_t take = end > *head ? (size_t)(end - *head) : 0;
 
     take = take < need ? take : (size_t)need;

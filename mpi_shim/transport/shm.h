@@ -60,20 +60,27 @@ typedef struct shm_ring {
  * The stamp is written last (a release store): the record's position in
  * the ring, which is a multiple of the line, with the kind in its low
  * bits. A stamp that names a position can only have been written for
- * it, as positions never repeat. A record that carries its whole frame
- * (a small payload, or CMA) clears the stamp word of the next line before
- * its own stamp is written, so the consumer finds the next record by
- * reading that word alone, without reading `tail`; after a frame whose
- * payload followed its record, the next record's line may hold payload
- * bytes of an earlier lap, and the consumer waits for `tail` to cover it.
+ * it, as positions never repeat. A record that completes its frame
+ * (SHM_WHOLE, SHM_CMA) clears the stamp word where the next record goes
+ * before its own stamp is written, so the consumer finds the next record
+ * by reading that word alone, without reading `tail`. After a streamed
+ * frame (SHM_INLINE: a payload too large to write at once) the next
+ * record's line may hold payload bytes of an earlier lap, and the
+ * consumer waits for `tail` to cover it.
  */
-enum { SHM_INLINE = 1, SHM_CMA = 2 };
+enum {
+    SHM_INLINE = 1, /* the payload follows, as the ring has room: `tail` covers it */
+    SHM_CMA = 2,    /* the payload stays in the sender (addr) */
+    SHM_WHOLE = 3   /* the payload is in the record (at most SHM_SMALL bytes) or
+                       follows it, all written before the stamp */
+};
 #define SHM_SMALL 8
+#define SHM_WHOLE_MAX 4096 /* larger payloads are streamed */
 typedef struct shm_rec {
     uint64_t stamp; /* atomic: position | kind */
     union {
         uint64_t addr;                  /* SHM_CMA: the payload's address in the sender */
-        unsigned char small[SHM_SMALL]; /* SHM_INLINE, plen <= SHM_SMALL: the payload */
+        unsigned char small[SHM_SMALL]; /* SHM_WHOLE, plen <= SHM_SMALL: the payload */
     } u;
     wmpi_hdr hdr;
 } shm_rec;
@@ -94,6 +101,7 @@ typedef struct shm_peer {
     wmpi_frame *sq_head, *sq_tail;
     wmpi_frame *cma_head, *cma_tail; /* SHM_CMA records the peer still reads */
     uint64_t head_seen;  /* atomic: out->head as last read */
+    uint64_t cleared;    /* a line whose stamp word the last record cleared */
     int in_tx;           /* tx() is running for this peer (re-entry guard) */
     /* receiving */
     int in_payload;

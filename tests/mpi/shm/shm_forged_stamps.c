@@ -18,8 +18,10 @@
  *   3. a plain payload of GAP_BYTES, whose next record falls on a forged
  *      line: the line after a payload is never cleared, so rank 1 must
  *      wait for the tail to cover it;
- *   4. small messages over the rest of the forged lines: each
- *      small record clears the line after it before it is published.
+ *   4. medium messages (MEDIUM_BYTES, written whole with their record),
+ *      then small ones, over the rest of the forged lines: a record that
+ *      completes its frame clears the line after the frame before it is
+ *      published.
  * Every message is answered before the next goes, so rank 1 always waits
  * on the next line first.
  * Checks: every message arrives in order with its size, tag and bytes. A
@@ -35,6 +37,8 @@
 #define FORGED_END (LINE + FORGED_BYTES)
 #define TO_NEXT_LAP ((RING_BYTES - FORGED_END) / LINE)
 #define GAP_BYTES ((size_t)16 * 1024)
+#define MEDIUM_BYTES ((size_t)200)
+#define MEDIUM_MSGS 20
 #define OVER_FORGED ((FORGED_END - GAP_BYTES - LINE) / LINE + 16)
 #define TAG_BIG 1
 #define TAG_SMALL 2
@@ -106,6 +110,8 @@ int main(int argc, char **argv)
     big(forged, FORGED_BYTES, got);
     smalls(0, TO_NEXT_LAP);
     big(gap, GAP_BYTES, got);
+    for (size_t i = 0; i < MEDIUM_MSGS; i++)
+        big(gap + i, MEDIUM_BYTES, got);
     smalls(TO_NEXT_LAP, OVER_FORGED);
     free(forged);
     free(got);
