@@ -105,10 +105,11 @@ function(mpi_test_ompi_program prog src cc)
 endfunction()
 
 # mpi_test_run(<program> <ranks> [WRAPPED] [WEFT_ONLY] [ENV VAR=VALUE...]
-#              [SUFFIX s]); WEFT_ONLY: no Open MPI counterpart (nor is there
-#              one when every ENV variable is a WEFT_* one).
+#              [WEFT_ENV VAR=VALUE...] [SUFFIX s]); WEFT_ONLY: no Open MPI
+#              counterpart (nor is there one when every ENV variable is a
+#              WEFT_* one); WEFT_ENV: set for the Weft run only.
 function(mpi_test_run prog np)
-  cmake_parse_arguments(T "WRAPPED;WEFT_ONLY" "SUFFIX" "ENV" ${ARGN})
+  cmake_parse_arguments(T "WRAPPED;WEFT_ONLY" "SUFFIX" "ENV;WEFT_ENV" ${ARGN})
   set(name mpi_${prog}_np${np}${T_SUFFIX})
   set(exe $<TARGET_FILE:${prog}>)
   if(T_WRAPPED)
@@ -118,7 +119,7 @@ function(mpi_test_run prog np)
     COMMAND ${MPI_TEST_MPIRUN} -n ${np} --timeout ${MPI_TEST_TIMEOUT} ${exe})
   math(EXPR limit "${MPI_TEST_TIMEOUT} + 30")
   set_tests_properties(${name} PROPERTIES LABELS mpi TIMEOUT ${limit}
-    ENVIRONMENT "${T_ENV}")
+    ENVIRONMENT "${T_WEFT_ENV};${T_ENV}")
   # Settings that only Weft reads change nothing for Open MPI: a run whose
   # environment holds nothing else would repeat the run without it.
   set(other_env "${T_ENV}")
@@ -137,10 +138,10 @@ function(mpi_test_run prog np)
 endfunction()
 
 # mpi_test_run_pmix(<program> <ranks> [WRAPPED] [ENV VAR=VALUE...]
-#                   [SUFFIX s]): the Weft build started by Open MPI's
-# mpirun, which Weft's ranks join through PMIx.
+#                   [WEFT_ENV VAR=VALUE...] [SUFFIX s]): the Weft build
+# started by Open MPI's mpirun, which Weft's ranks join through PMIx.
 function(mpi_test_run_pmix prog np)
-  cmake_parse_arguments(T "WRAPPED" "SUFFIX" "ENV" ${ARGN})
+  cmake_parse_arguments(T "WRAPPED" "SUFFIX" "ENV;WEFT_ENV" ${ARGN})
   if(NOT OMPI_MPIRUN OR NOT MPI_TEST_PMIX)
     return()
   endif()
@@ -154,13 +155,19 @@ function(mpi_test_run_pmix prog np)
   math(EXPR limit "${MPI_TEST_TIMEOUT} + 30")
   set_tests_properties(${name} PROPERTIES LABELS "mpi;pmix" TIMEOUT ${limit}
     ENVIRONMENT
-      "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;${MPI_TEST_PMIX_LSAN};${T_ENV}")
+      "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;${MPI_TEST_PMIX_LSAN};${T_WEFT_ENV};${T_ENV}")
 endfunction()
 
-# mpi_test_suite([WRAPPED]): every line of this directory's testlist,
-# programs built as mpi_test_program(... WRAPPED) says.
+# mpi_test_suite([WRAPPED] [TRANSPORT t]): every line of this directory's
+# testlist, programs built as mpi_test_program(... WRAPPED) says. With
+# TRANSPORT, the lines' Weft runs (but the TCP one) set WEFT_MPI_TRANSPORT=t,
+# so a transport that cannot start fails them instead of giving way to TCP.
 function(mpi_test_suite)
-  cmake_parse_arguments(T "WRAPPED" "" "" ${ARGN})
+  cmake_parse_arguments(T "WRAPPED" "TRANSPORT" "" ${ARGN})
+  set(weft_env "")
+  if(T_TRANSPORT)
+    set(weft_env WEFT_MPI_TRANSPORT=${T_TRANSPORT})
+  endif()
   set(wrapped "")
   if(T_WRAPPED)
     set(wrapped WRAPPED)
@@ -198,9 +205,11 @@ function(mpi_test_suite)
       string(MAKE_C_IDENTIFIER "${env}" suffix)
       set(suffix "_${suffix}")
     endif()
-    mpi_test_run(${prog} ${np} ${wrapped} ENV ${env} SUFFIX "${suffix}")
+    mpi_test_run(${prog} ${np} ${wrapped} ENV ${env} WEFT_ENV ${weft_env}
+                 SUFFIX "${suffix}")
     if(pmix)
-      mpi_test_run_pmix(${prog} ${np} ${wrapped} ENV ${env} SUFFIX "${suffix}")
+      mpi_test_run_pmix(${prog} ${np} ${wrapped} ENV ${env} WEFT_ENV ${weft_env}
+                        SUFFIX "${suffix}")
     endif()
     # Ranks of one host talk through shared memory; each program's first
     # multi-rank line runs once more over TCP, the transport between hosts.
