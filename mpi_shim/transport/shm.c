@@ -102,11 +102,16 @@ static void copy_out(struct wmpi_transport *t, const shm_ring *r, uint64_t pos, 
 }
 
 /* After publishing (a seq_cst store of tail or head): wake the other side
- * if it sleeps and wants to know (the head comment's handshake). */
+ * if it sleeps and wants to know (the head comment's handshake). `asleep`
+ * first: it lives on a line that changes only when the peer sleeps or
+ * wakes, while `waiting` shares `tail`'s line, and a consumer that read
+ * that line after every frame would pull it from the producer's CPU each
+ * time. Either order keeps the handshake: the sleeper stores `waiting`
+ * before `asleep`. */
 static void wake_if_asleep(shm_peer *p, const int *wants)
 {
-    if ((!wants || __atomic_load_n(wants, __ATOMIC_SEQ_CST)) &&
-        __atomic_load_n(&p->peer_ctl->asleep, __ATOMIC_SEQ_CST))
+    if (__atomic_load_n(&p->peer_ctl->asleep, __ATOMIC_SEQ_CST) &&
+        (!wants || __atomic_load_n(wants, __ATOMIC_SEQ_CST)))
         wmpi_shm_ring_bell(p->bell);
 }
 

@@ -42,10 +42,7 @@ typedef struct shm_ctl {
 /* One ring's indexes; its bytes follow (ring_bytes, a power of two). */
 typedef struct shm_ring {
     _Alignas(SHM_LINE) uint64_t tail; /* producer: bytes written so far */
-    _Alignas(SHM_LINE) int waiting;   /* producer: it waits for head to move
-                                         (apart from tail, which changes with
-                                         every frame: the consumer reads this
-                                         after every frame) */
+    int waiting;                      /* producer: it waits for head to move */
     _Alignas(SHM_LINE) uint64_t head; /* consumer: bytes consumed so far */
     int cma_ok;                       /* consumer: it can read the producer's
                                          memory (process_vm_readv) */
