@@ -31,7 +31,11 @@
  * CPU costs a yield, one across CPUs a wake-up there; this crosses CPUs
  * once. On 2 CPUs it is faster than dissemination on 8 ranks, the calls
  * timed after it lose their stagger too, and on 4 ranks it costs about
- * the same (figures: docs/performance-notes.md).
+ * the same (figures: docs/performance-notes.md). A group larger than
+ * GROUP_FAN + 1 ranks tells and releases through a tree of GROUP_FAN
+ * children a rank: over TCP every pair that talks holds a connection, and
+ * a leader that heard from each of its CPU's ranks directly would hold
+ * one per rank (128 each on 256 ranks over 2 CPUs).
  *
  * Rejected: the gather and release above LINEAR_MAX (2(n-1) messages
  * through one rank against n log n spread over all, and a hot spot);
@@ -44,6 +48,8 @@
 #include "engine/coll/coll_impl.h"
 
 #define LINEAR_MAX 8 /* ranks: fan-in and fan-out below, dissemination from */
+#define GROUP_FAN 7  /* children a rank in a group: with its parent and one
+                        other leader (2 CPUs), 8 connections at most */
 
 /* Leaders of the CPU groups: hear from every other leader (step 1). */
 static int trade_leaders(const wmpi_coll_call *k, const wmpi_coll_groups *g)
@@ -59,30 +65,44 @@ static int trade_leaders(const wmpi_coll_call *k, const wmpi_coll_groups *g)
     return wmpi_coll_reqs_wait(&q);
 }
 
-/* In groups (coll_cpus.c): each group's ranks tell their leader (step 0),
- * the leaders trade, each releases its ranks (step 2). One group is the
- * fan-in and fan-out through rank 0. */
-static int in_groups(const wmpi_coll_call *k, const wmpi_coll_groups *g)
+/* Messages of one step to the children of index j in a group of n ranks
+ * from rank lo: receives (in) or sends. */
+static int children(const wmpi_coll_call *k, int step, int lo, int j, int n, int in)
 {
-    int lo = g->first[g->mine], hi = g->first[g->mine + 1], err;
+    int first = j * GROUP_FAN + 1, end = first + GROUP_FAN < n ? first + GROUP_FAN : n;
     wmpi_coll_reqs q;
 
-    if (k->rank != lo) {
-        err = wmpi_coll_send(k, 0, NULL, 0, &wmpi_dt_byte, lo);
-        return err ? err : wmpi_coll_recv(k, 2, NULL, 0, &wmpi_dt_byte, lo);
-    }
-    if (wmpi_coll_reqs_init(&q, hi - lo) != 0)
+    if (first >= n)
+        return 0;
+    if (wmpi_coll_reqs_init(&q, end - first) != 0)
         return WEFT_ENOMEM;
-    for (int r = lo + 1; r < hi; r++)
-        wmpi_coll_irecv(&q, k, 0, NULL, 0, &wmpi_dt_byte, r);
-    err = wmpi_coll_reqs_wait(&q);
-    if (!err)
-        err = trade_leaders(k, g);
-    if (err || wmpi_coll_reqs_init(&q, hi - lo) != 0)
-        return err ? err : WEFT_ENOMEM;
-    for (int r = lo + 1; r < hi; r++)
-        wmpi_coll_isend(&q, k, 2, NULL, 0, &wmpi_dt_byte, r);
+    for (int c = first; c < end; c++) {
+        if (in)
+            wmpi_coll_irecv(&q, k, step, NULL, 0, &wmpi_dt_byte, lo + c);
+        else
+            wmpi_coll_isend(&q, k, step, NULL, 0, &wmpi_dt_byte, lo + c);
+    }
     return wmpi_coll_reqs_wait(&q);
+}
+
+/* In groups (coll_cpus.c): each group's ranks tell their leader through
+ * the group's tree (step 0), the leaders trade, each releases its ranks
+ * down the tree (step 2). One group is the fan-in and fan-out through
+ * rank 0 (a tree of one level below GROUP_FAN + 2 ranks). */
+static int in_groups(const wmpi_coll_call *k, const wmpi_coll_groups *g)
+{
+    int lo = g->first[g->mine], n = g->first[g->mine + 1] - lo, j = k->rank - lo;
+    int parent = lo + (j - 1) / GROUP_FAN;
+    int err = children(k, 0, lo, j, n, 1);
+
+    if (!err && j != 0) {
+        err = wmpi_coll_send(k, 0, NULL, 0, &wmpi_dt_byte, parent);
+        if (!err)
+            err = wmpi_coll_recv(k, 2, NULL, 0, &wmpi_dt_byte, parent);
+    } else if (!err) {
+        err = trade_leaders(k, g);
+    }
+    return err ? err : children(k, 2, lo, j, n, 0);
 }
 
 int wmpi_coll_barrier_run(const wmpi_coll_call *k, const wmpi_coll_args *a)

@@ -20,15 +20,11 @@
  * memory, another MPI) only the messages are checked.
  */
 #define _GNU_SOURCE /* strdup, strtok_r, nanosleep; the Open MPI build passes -std=c11 too */
-#include <arpa/inet.h>
-#include <dirent.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "mpi_test_util.h"
+#include "tcp_peers.h"
 
 #define ROUNDS 50
 #define BURST 40
@@ -41,66 +37,13 @@ static int rank, size, counting;
 
 /* ----------------------------------------------------------- counting */
 
-/* Is a:port (network order) an item of WEFT_MPI_CONTROL? */
-static int is_control(const struct sockaddr_in *a)
-{
-    const char *env = getenv("WEFT_MPI_CONTROL");
-    char *list = strdup(env ? env : ""), *save = NULL;
-    int found = 0;
-
-    for (char *it = strtok_r(list, ",", &save); it && !found; it = strtok_r(NULL, ",", &save)) {
-        char *colon = strrchr(it, ':');
-        struct in_addr ip;
-        if (!colon)
-            continue;
-        *colon = '\0';
-        found = inet_pton(AF_INET, it, &ip) == 1 && ip.s_addr == a->sin_addr.s_addr &&
-                atoi(colon + 1) == ntohs(a->sin_port);
-    }
-    free(list);
-    return found;
-}
-
-static int is_rank_connection(int fd)
-{
-    int domain = 0, type = 0;
-    socklen_t len = sizeof domain;
-    struct tcp_info ti;
-    struct sockaddr_in peer;
-
-    if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0 || domain != AF_INET)
-        return 0;
-    len = sizeof type;
-    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_STREAM)
-        return 0;
-    len = sizeof ti;
-    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 ||
-        ti.tcpi_state != TCP_ESTABLISHED)
-        return 0;
-    len = sizeof peer;
-    return getpeername(fd, (struct sockaddr *)&peer, &len) == 0 && !is_control(&peer);
-}
-
-static int rank_connections(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    int n = 0;
-
-    for (struct dirent *e; d && (e = readdir(d));)
-        if (e->d_name[0] != '.' && atoi(e->d_name) != dirfd(d))
-            n += is_rank_connection(atoi(e->d_name));
-    if (d)
-        closedir(d);
-    return n;
-}
-
 static void expect_connections(int want, const char *when)
 {
     int have;
 
     if (!counting)
         return;
-    have = rank_connections();
+    have = tcp_peer_connections();
     CHECK(have == want, "%s: %d connections to other ranks, expected %d", when, have, want);
 }
 
