@@ -146,14 +146,20 @@ static void push(wmpi_frame **head, wmpi_frame **tail, wmpi_frame *f)
     *tail = f;
 }
 
+/* The peer is gone: no more frames to or from it. */
+static void forget(struct wmpi_transport *t, shm_peer *p)
+{
+    __atomic_store_n(&p->dead, 1, __ATOMIC_RELAXED); /* has_work reads it unlocked */
+    if (p->pidfd >= 0)
+        epoll_ctl(t->epfd, EPOLL_CTL_DEL, p->pidfd, NULL);
+}
+
 /* The peer is gone: finish everything in flight with `err`. */
 static void lose(struct wmpi_transport *t, shm_peer *p, int err)
 {
     if (p->dead)
         return;
-    __atomic_store_n(&p->dead, 1, __ATOMIC_RELAXED); /* has_work reads it unlocked */
-    if (p->pidfd >= 0)
-        epoll_ctl(t->epfd, EPOLL_CTL_DEL, p->pidfd, NULL);
+    forget(t, p);
     if (p->in_payload) {
         p->in_payload = 0;
         t->up->payload(p->rank, &p->rrec.hdr, &p->rx, err);
@@ -476,9 +482,30 @@ static void rx(struct wmpi_transport *t, shm_peer *p, size_t budget)
 
 /* ---------------------------------------------------------------- progress */
 
+/* 1 if frames went, or are going, between us and the peer: a record
+ * either way, or one queued. Never blocks. */
+static int shm_linked(struct wmpi_transport *t, int peer)
+{
+    shm_peer *p = &t->peers[peer];
+
+    return p->on && (p->sq_head || __atomic_load_n(&p->out->tail, __ATOMIC_RELAXED) ||
+                     __atomic_load_n(&p->in->tail, __ATOMIC_ACQUIRE) ||
+                     __atomic_load_n(&p->in->head, __ATOMIC_RELAXED));
+}
+
+/* A peer that began MPI_Finalize without ever trading a frame with us
+ * (MPI_Finalize trades closing messages only with linked peers) leaves
+ * nothing for us: its exit is no failure. */
+static int left_quietly(struct wmpi_transport *t, shm_peer *p)
+{
+    return __atomic_load_n(&p->peer_ctl->finalized, __ATOMIC_ACQUIRE) &&
+           !shm_linked(t, p->rank);
+}
+
 /* Peers whose pidfd fired have exited: deliver what they wrote, then
- * lose them. sleeping() looks (it makes a system call anyway) and raises
- * `exited`; a process that never sleeps looks every REAP_PASSES passes. */
+ * lose them (or forget those that left quietly). sleeping() looks (it
+ * makes a system call anyway) and raises `exited`; a process that never
+ * sleeps looks every REAP_PASSES passes. */
 static void reap_dead(struct wmpi_transport *t)
 {
     struct epoll_event ev[16];
@@ -491,7 +518,10 @@ static void reap_dead(struct wmpi_transport *t)
         if (!p || p->dead)
             continue;
         rx(t, p, SIZE_MAX);
-        lose(t, p, -ECONNRESET);
+        if (left_quietly(t, p))
+            forget(t, p);
+        else
+            lose(t, p, -ECONNRESET);
     }
 }
 
@@ -566,6 +596,12 @@ static int shm_pollfd(struct wmpi_transport *t)
     return t->epfd;
 }
 
+static void shm_finishing(struct wmpi_transport *t)
+{
+    if (t->ctl)
+        __atomic_store_n(&t->ctl->finalized, 1, __ATOMIC_RELEASE);
+}
+
 static int shm_reaches(struct wmpi_transport *t, int peer)
 {
     return peer >= 0 && peer < t->size && t->peers[peer].on;
@@ -636,6 +672,8 @@ const struct wmpi_transport_ops wmpi_shm_ops = {
     .name = "shm",
     .create = shm_create,
     .reaches = shm_reaches,
+    .linked = shm_linked,
+    .finishing = shm_finishing,
     .send = shm_send,
     .progress = shm_progress,
     .pollfd = shm_pollfd,

@@ -34,6 +34,7 @@ typedef struct shm_ctl {
     uint32_t nslots;
     uint64_t ring_bytes;
     uint64_t owner;    /* this job's tag for the owning rank (shm_setup.c) */
+    int finalized;     /* atomic: the owner began MPI_Finalize (finishing) */
     _Alignas(SHM_LINE) int asleep; /* owner: a thread sleeps on its doorbell */
     _Alignas(SHM_LINE) uint64_t heard; /* peers: stores to their slots that
                                           the owner may wait for */

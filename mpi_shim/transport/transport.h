@@ -102,6 +102,11 @@ struct wmpi_transport_ops {
      * lazily answers 0 for a peer neither side has sent to (MPI_Finalize
      * then trades no closing messages with it). Never blocks. */
     int (*linked)(wmpi_transport *t, int peer);
+    /* Optional: this rank has begun MPI_Finalize; from now on it sends
+     * frames only to linked peers. A transport that watches every peer
+     * for its exit can tell the unlinked ones that this rank's exit is no
+     * failure. Under the engine lock; never blocks. */
+    void (*finishing)(wmpi_transport *t);
     /* Queue `f` for `peer` and write what the peer accepts now. Returns 0,
      * or a negative WEFT_E* code after having called f->done(f, code). */
     int (*send)(wmpi_transport *t, int peer, wmpi_frame *f);

@@ -230,8 +230,12 @@ int wmpi_finalize(void)
     wmpi_waiter w = { .kind = WMPI_WAIT_COND, .cond = no_orphans };
     int err = wmpi_block(&w);
 
-    if (!err)
+    if (!err) {
+        wmpi_lock_engine();
+        wmpi_route_finishing();
+        wmpi_unlock_engine();
         err = say_goodbye();
+    }
     wmpi_io_stop();
     wmpi_coll_shm_fini();
     wmpi_route_destroy();

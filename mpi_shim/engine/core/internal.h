@@ -201,6 +201,9 @@ wmpi_transport *wmpi_route_shm(void);
 const char *wmpi_route_name(int peer);
 /* Where the transport reaches `peer` (an address), or NULL. */
 const char *wmpi_route_where(int peer);
+/* MPI_Finalize has begun (the transports' finishing op). Under the engine
+ * lock. Never blocks. */
+void wmpi_route_finishing(void);
 /* 1 if frames went or go between this rank and world rank `peer` (its
  * transport's linked op): MPI_Finalize trades closing messages with those
  * only. Under the engine lock. Never blocks. */

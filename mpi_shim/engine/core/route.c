@@ -188,6 +188,15 @@ const char *wmpi_route_name(int peer)
     return i == NO_ROUTE ? "self" : rt->tr[i].ops->name;
 }
 
+void wmpi_route_finishing(void)
+{
+    wmpi_route *rt = &wmpi_eng.route;
+
+    for (int i = 0; i < rt->n; i++)
+        if (rt->tr[i].ops->finishing)
+            rt->tr[i].ops->finishing(rt->tr[i].tp);
+}
+
 int wmpi_route_linked(int peer)
 {
     wmpi_route *rt = &wmpi_eng.route;
