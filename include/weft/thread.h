@@ -6,6 +6,13 @@
  * for others; a ULT that computes without yielding is preempted at the end
  * of its quantum, so it cannot starve the others.
  *
+ * Kernel-thread locks: a ULT may be preempted while it holds a pthread
+ * mutex (or any lock whose waiters sleep in the kernel). Another ULT that
+ * then waits for that lock blocks its worker, and the holder, queued
+ * behind it, runs again only if another worker takes it: with one worker,
+ * never. Share data between ULTs, or between ULTs and pthreads, with
+ * weft_mutex (sync.h), which blocks only the calling thread, or atomics.
+ *
  * Contexts named in the comments below:
  *   ULT      - a Weft user-level thread (including main after weft_init()).
  *   external - a kernel thread that is not a Weft worker (a plain pthread).

@@ -34,15 +34,14 @@ typedef struct greq {
     int delay_ms;              /* completer: wait this long first */
 } greq;
 
-static int seq; /* callbacks run in MPI calls of the thread that completes */
-static pthread_mutex_t seq_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Callbacks run in MPI calls of the thread that completes. An atomic, not
+ * a pthread mutex, which a preempted user-level thread could hold while
+ * another one on its worker waits for it in the kernel. */
+static int seq;
 
 static int next_seq(void)
 {
-    pthread_mutex_lock(&seq_lock);
-    int s = ++seq;
-    pthread_mutex_unlock(&seq_lock);
-    return s;
+    return __atomic_add_fetch(&seq, 1, __ATOMIC_SEQ_CST);
 }
 
 static int query_fn(void *extra, MPI_Status *status)

@@ -158,19 +158,19 @@ static void improbe_then_imrecv(int src, int dest)
 
 /* ------------------------------------------------------------ threads */
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static int *seen;   /* [size * NMSG] times each message was received */
-static int received;
+/* Atomics, not a pthread mutex: a user-level thread preempted while
+ * holding the mutex would stall its worker's next thread that waits for
+ * it, and that thread's kernel thread is the worker. */
+static int *seen;   /* [size * NMSG] atomic: times each message was received */
+static int received; /* atomic */
 static int nreceivers; /* threads in competing_receivers() */
 
 static void note(int src, int tag)
 {
     int all, stop = 0;
 
-    pthread_mutex_lock(&lock);
-    seen[src * NMSG + tag]++;
-    all = ++received == size * NMSG;
-    pthread_mutex_unlock(&lock);
+    __atomic_add_fetch(&seen[src * NMSG + tag], 1, __ATOMIC_RELAXED);
+    all = __atomic_add_fetch(&received, 1, __ATOMIC_ACQ_REL) == size * NMSG;
     if (all) /* wake every receiver, each with a stop message of its own */
         for (int i = 0; i < nreceivers; i++)
             MPI_OK(MPI_Send(&stop, 0, MPI_INT, 0, TAG_STOP, MPI_COMM_WORLD));
