@@ -9,7 +9,10 @@
  *   WEFT_MPI_CONTROL                  host:port of the launcher's control
  *                                     server, or a comma-separated list of
  *                                     them tried in order (remote hosts get
- *                                     every address of the launcher's host)
+ *                                     every address of the launcher's host;
+ *                                     its own ranks get unix:@name first, an
+ *                                     abstract Unix socket, accepted only
+ *                                     if held by a process of their user)
  *   WEFT_MPI_LOCAL_RANK, _LOCAL_SIZE  rank among, and number of, the ranks
  *                                     on this host (optional; default: rank
  *                                     and size)

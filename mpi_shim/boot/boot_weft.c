@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -49,6 +50,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -185,7 +187,20 @@ static int send_hello(int fd, const wmpi_boot *b, uint32_t kind)
 
 /* ------------------------------------------------------------ connecting */
 
-/* A blocking TCP connection to sa, or -errno; the connect is bounded. */
+/* Whether the process at the other end of Unix socket fd is of our user:
+ * the HELLO that follows carries the job's secret, and an abstract name
+ * that mpirun no longer holds (or never held, in another network
+ * namespace) may be anyone's. */
+static int same_user(int fd)
+{
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && len == sizeof cred &&
+           cred.uid == geteuid();
+}
+
+/* A blocking stream connection to sa, or -errno (-EACCES: a Unix socket of
+ * another user); the connect is bounded. */
 static int connect_addr(const struct sockaddr *sa, socklen_t len)
 {
     int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -200,19 +215,48 @@ static int connect_addr(const struct sockaddr *sa, socklen_t len)
         if (!err && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &el) == 0 && soerr)
             err = -soerr;
     }
+    if (!err && sa->sa_family == AF_UNIX && !same_user(fd))
+        err = -EACCES;
     if (err) {
         close(fd);
         return err;
     }
     int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (sa->sa_family != AF_UNIX)
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     return fd;
 }
 
-/* Connect to one "host:port" ("[v6]:port" too); remember the address. */
+static void remember(wmpi_boot *b, const struct sockaddr *sa, socklen_t len)
+{
+    if (len <= sizeof b->ctl_addr) {
+        memcpy(b->ctl_addr, sa, len);
+        b->ctl_addrlen = (unsigned)len;
+    }
+}
+
+/* Connect to "unix:@name", mpirun's listener for this host's ranks. */
+static int connect_unix(wmpi_boot *b, const char *name)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    size_t n = strlen(name);
+    if (name[0] != '@' || n < 2 || n > sizeof sa.sun_path)
+        return -EINVAL;
+    memcpy(sa.sun_path + 1, name + 1, n - 1); /* sun_path[0] = 0: abstract */
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+    int fd = connect_addr((struct sockaddr *)&sa, len);
+    if (fd >= 0)
+        remember(b, (struct sockaddr *)&sa, len);
+    return fd;
+}
+
+/* Connect to one "host:port" ("[v6]:port" too) or "unix:@name"; remember
+ * the address. */
 static int connect_item(wmpi_boot *b, char *item)
 {
+    if (strncmp(item, "unix:", 5) == 0)
+        return connect_unix(b, item + 5);
     char *colon = strrchr(item, ':');
     if (!colon || colon == item)
         return -EINVAL;
@@ -229,10 +273,8 @@ static int connect_item(wmpi_boot *b, char *item)
     int fd = -EHOSTUNREACH;
     for (struct addrinfo *a = res; a && fd < 0; a = a->ai_next) {
         fd = connect_addr(a->ai_addr, a->ai_addrlen);
-        if (fd >= 0 && a->ai_addrlen <= sizeof b->ctl_addr) {
-            memcpy(b->ctl_addr, a->ai_addr, a->ai_addrlen);
-            b->ctl_addrlen = (unsigned)a->ai_addrlen;
-        }
+        if (fd >= 0)
+            remember(b, a->ai_addr, a->ai_addrlen);
     }
     freeaddrinfo(res);
     return fd;

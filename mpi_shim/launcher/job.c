@@ -387,8 +387,9 @@ static int make_ranks(struct wl_job *j, const struct wl_opts *o)
 
 static int setup(struct wl_job *j, const struct wl_opts *o)
 {
-    *j = (struct wl_job){ .o = o, .listen_fd = -1, .sig_fd = -1, .uninit_exit = -1,
-                          .deadline = -1, .kill_at = -1, .in = { .from = -1, .to = -1 } };
+    *j = (struct wl_job){ .o = o, .listen_fd = -1, .unix_fd = -1, .sig_fd = -1,
+                          .uninit_exit = -1, .deadline = -1, .kill_at = -1,
+                          .in = { .from = -1, .to = -1 } };
     if (wl_hosts_load(o, &j->hosts) || (o->outdir && wl_iofwd_check_dir(o->outdir)))
         return WL_EXIT_USAGE;
     if (make_ranks(j, o))

@@ -167,6 +167,7 @@ struct wl_job {
     char jobid[48];
     /* wireup.c */
     int listen_fd;
+    int unix_fd;             /* this host's ranks' listener (abstract name); -1 */
     char *ctl_local, *ctl_remote; /* WEFT_MPI_CONTROL for each kind of host */
     struct wl_conn *conns;
     int nconns;

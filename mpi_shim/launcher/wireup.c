@@ -12,6 +12,15 @@
  * particular network, or when the list holds addresses they cannot reach
  * (each unreachable one costs its connect timeout). The port is ephemeral.
  *
+ * This host's ranks reach mpirun first through a Unix-domain socket with
+ * an abstract name (the kernel picks it; nothing is left in the file
+ * system): WEFT_MPI_CONTROL=unix:@name,127.0.0.1:port, tried in that
+ * order. The kernel tells who connected (SO_PEERCRED), and a process of
+ * another user is closed at once, before any byte is read; the loopback
+ * port stays for ranks that cannot see the name (another network
+ * namespace on this host). A flood on the TCP port never touches the Unix
+ * listener's backlog.
+ *
  * Security: anyone who can connect can try, so every connection is a
  * stranger until its HELLO proves the job secret (checked in constant
  * time), and a stranger must not cost a rank its place. Any failure (wrong
@@ -40,16 +49,19 @@
  * connections in the same poll round may still hold its pointer).
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "launcher.h"
@@ -423,6 +435,32 @@ static void on_listen(struct wl_job *j, void *arg, short revents)
     }
 }
 
+/* The Unix listener's backlog, as on_listen: a process of another user is
+ * closed before it costs a connection slot. */
+static void on_unix_listen(struct wl_job *j, void *arg, short revents)
+{
+    (void)arg;
+    (void)revents;
+    for (int i = 0; i < WL_ACCEPT_BURST; i++) {
+        int fd = accept4(j->unix_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return;
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+            cred.uid != geteuid()) {
+            if (j->o->verbose)
+                wl_say("refused a control connection from another user (uid %d)",
+                       len == sizeof cred ? (int)cred.uid : -1);
+            close(fd);
+            continue;
+        }
+        char peer[64];
+        snprintf(peer, sizeof peer, "unix:pid %d", (int)cred.pid);
+        wl_wireup_adopt(j, fd, peer);
+    }
+}
+
 void wl_wireup_poll(struct wl_job *j, struct wl_poll *p)
 {
     int64_t now = wl_now_ms();
@@ -440,6 +478,8 @@ void wl_wireup_poll(struct wl_job *j, struct wl_poll *p)
     }
     if (j->listen_fd >= 0)
         wl_poll_add(p, j->listen_fd, POLLIN, on_listen, NULL);
+    if (j->unix_fd >= 0)
+        wl_poll_add(p, j->unix_fd, POLLIN, on_unix_listen, NULL);
 }
 
 /* ------------------------------------------------------------ listening */
@@ -465,16 +505,68 @@ static char *interface_list(unsigned port)
     return list;
 }
 
+#define UNIX_NAME_MAX 64
+
+/* "@name" of an abstract Unix address into out[UNIX_NAME_MAX]; 0 if it is
+ * none, or has bytes that do not belong in an environment variable. */
+static int unix_name_format(const struct sockaddr_un *sa, socklen_t len, char *out)
+{
+    size_t n = len > offsetof(struct sockaddr_un, sun_path) + 1
+                   ? len - offsetof(struct sockaddr_un, sun_path) - 1 : 0;
+    if (sa->sun_path[0] != '\0' || n == 0 || n + 2 > UNIX_NAME_MAX)
+        return 0;
+    out[0] = '@';
+    for (size_t i = 0; i < n; i++) {
+        char c = sa->sun_path[1 + i];
+        if (!isalnum((unsigned char)c) && c != '-' && c != '_' && c != '.')
+            return 0;
+        out[1 + i] = c;
+    }
+    out[1 + n] = '\0';
+    return 1;
+}
+
+/* The local ranks' listener: "@name" of its abstract address into
+ * name[UNIX_NAME_MAX], or -1 and "" when there is none (the local ranks
+ * then use TCP alone). */
+static int open_unix(char *name)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    socklen_t len = sizeof sa;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+    name[0] = '\0';
+    /* Binding the family alone has the kernel pick a free abstract name. */
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa.sun_family) != 0 ||
+        listen(fd, SOMAXCONN) != 0 || getsockname(fd, (struct sockaddr *)&sa, &len) != 0 ||
+        !unix_name_format(&sa, len, name)) {
+        if (fd >= 0)
+            close(fd);
+        name[0] = '\0';
+        return -1;
+    }
+    return fd;
+}
+
+/* The Unix name is for this host's ranks alone: elsewhere another
+ * process may hold the same abstract name. */
 static int addresses(struct wl_job *j, struct in_addr bound, unsigned port)
 {
     int specific = bound.s_addr != htonl(INADDR_ANY) && bound.s_addr != htonl(INADDR_LOOPBACK);
-    if (asprintf(&j->ctl_local, "%s:%u", specific ? inet_ntoa(bound) : "127.0.0.1", port) < 0)
+    char *tcp, unix_name[UNIX_NAME_MAX];
+    if (asprintf(&tcp, "%s:%u", specific ? inet_ntoa(bound) : "127.0.0.1", port) < 0)
         return -ENOMEM;
+    j->unix_fd = open_unix(unix_name);
+    if (!unix_name[0])
+        j->ctl_local = strdup(tcp);
+    else if (asprintf(&j->ctl_local, "unix:%s,%s", unix_name, tcp) < 0)
+        j->ctl_local = NULL;
     if (specific || bound.s_addr == htonl(INADDR_LOOPBACK))
-        j->ctl_remote = strdup(j->ctl_local);
+        j->ctl_remote = strdup(tcp);
     else if (!(j->ctl_remote = interface_list(port)))
-        j->ctl_remote = strdup(j->ctl_local);
-    return j->ctl_remote ? 0 : -ENOMEM;
+        j->ctl_remote = strdup(tcp);
+    free(tcp);
+    return j->ctl_local && j->ctl_remote ? 0 : -ENOMEM;
 }
 
 int wl_wireup_open(struct wl_job *j)
@@ -508,6 +600,9 @@ void wl_wireup_close(struct wl_job *j)
     if (j->listen_fd >= 0)
         close(j->listen_fd);
     j->listen_fd = -1;
+    if (j->unix_fd >= 0)
+        close(j->unix_fd);
+    j->unix_fd = -1;
     free(j->ctl_local);
     free(j->ctl_remote);
     free(j->g.data);

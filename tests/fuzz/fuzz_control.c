@@ -78,6 +78,7 @@ static void job_init(struct wl_job *j, struct wl_rank *ranks)
     j->n = NRANKS;
     j->ranks = ranks;
     j->listen_fd = -1;
+    j->unix_fd = -1;
     j->uninit_exit = -1;
     j->deadline = -1;
     memcpy(j->secret, secret, sizeof secret);

@@ -202,11 +202,12 @@ static int mode_env(int argc, char **argv)
 
 /* ------------------------------------------------------------ stray */
 
-/* Connect to the control server, send `len` bytes, and return 1 if it
- * closed the connection without sending a byte back. */
+/* Connect to the control server where this rank reached it (its Unix
+ * socket on this host), send `len` bytes, and return 1 if it closed the
+ * connection without sending a byte back. */
 static int knock(const wmpi_boot *b, const void *msg, size_t len)
 {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int fd = socket(((const struct sockaddr *)b->ctl_addr)->sa_family, SOCK_STREAM, 0);
     if (fd < 0 || connect(fd, (const struct sockaddr *)b->ctl_addr, b->ctl_addrlen) < 0)
         die("cannot reach the control server");
     if (send(fd, msg, len, MSG_NOSIGNAL) != (ssize_t)len)

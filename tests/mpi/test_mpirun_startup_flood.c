@@ -6,9 +6,14 @@
  * header, for k = 64 (the most a listener keeps unproven) and 200.
  *
  *   - mpirun's control server: while every rank is held before MPI_Init
- *     (mpi_prog's gate), the test opens the connections to the port in
- *     WEFT_MPI_CONTROL, then lets the ranks in: their connections queue
- *     behind the strangers' in the listen backlog.
+ *     (mpi_prog's gate), the test opens the connections to the TCP port in
+ *     WEFT_MPI_CONTROL, then lets the ranks in. Again with the Unix socket
+ *     the ranks of mpirun's host use (unix:@name), where their
+ *     connections queue behind the strangers' in the listen backlog.
+ *   - the same Unix socket, from a process of another user (root only):
+ *     each of its connections is closed at once, before it sends a byte
+ *     (a silent one of the job's user would wait for its HELLO deadline),
+ *     and mpirun -v says so.
  *   - rank 0's wire-up listener (the TCP transport): rank 2 is held at
  *     its first connect to a peer, to rank 0, inside MPI_Init; by then
  *     rank 0 listens and waits for ranks 1 and 2. The test opens the
@@ -36,6 +41,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -77,21 +84,26 @@ static void settle_flood(void)
         (void)send(flood[i], piece, sizeof piece, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-/* Open k silent connections to 127.0.0.1:port and k that stop after a
- * few bytes, and leave them open. */
-static void open_flood(unsigned port, int k)
+/* Open k silent connections to `a` and k that stop after a few bytes,
+ * and leave them open. */
+static void open_flood(const struct sockaddr *a, socklen_t len, int k)
 {
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     assert_true(2 * k <= MAX_FLOOD);
     for (nflood = 0; nflood < 2 * k; nflood++) {
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        int fd = socket(a->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         assert_true(fd >= 0);
         flood[nflood] = fd;
-        if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0)
+        if (connect(fd, a, len) != 0)
             assert_int_equal(errno, EINPROGRESS);
     }
     settle_flood();
+}
+
+static void open_tcp_flood(unsigned port, int k)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    open_flood((struct sockaddr *)&a, sizeof a, k);
 }
 
 static void close_flood(void)
@@ -126,18 +138,39 @@ static void start(const char *transport, const char *who, const char *where, int
         fail_msg("the ranks never reached the gate; stderr:\n%s", job.err);
 }
 
-/* The port in rank r's "gate R PID ADDR" line. */
-static unsigned gate_port(int r)
+/* ADDR of rank r's "gate R PID ADDR" line into addr[128]. */
+static void gate_addr(int r, char *addr)
 {
-    char want[16], addr[64];
+    char want[16];
     int pid = 0;
     snprintf(want, sizeof want, "gate %d ", r);
     const char *l = strstr(job.out, want);
     assert_non_null(l);
-    assert_int_equal(sscanf(l + strlen(want), "%d %63s", &pid, addr), 2);
+    assert_int_equal(sscanf(l + strlen(want), "%d %127s", &pid, addr), 2);
+}
+
+/* The TCP port in rank r's gate line (its last item). */
+static unsigned gate_port(int r)
+{
+    char addr[128];
+    gate_addr(r, addr);
     const char *colon = strrchr(addr, ':');
     assert_non_null(colon);
     return (unsigned)atoi(colon + 1);
+}
+
+/* The abstract Unix address of the control server ("unix:@name," first in
+ * rank r's WEFT_MPI_CONTROL) into *a; its length. */
+static socklen_t gate_unix(int r, struct sockaddr_un *a)
+{
+    char addr[128];
+    gate_addr(r, addr);
+    assert_memory_equal(addr, "unix:@", 6);
+    size_t n = strcspn(addr + 6, ",");
+    assert_true(n > 0 && n < sizeof a->sun_path);
+    *a = (struct sockaddr_un){ .sun_family = AF_UNIX };
+    memcpy(a->sun_path + 1, addr + 6, n); /* sun_path[0] = 0: abstract */
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
 }
 
 /* The job ended well: status 0, each rank's checks passed, nothing left. */
@@ -209,9 +242,52 @@ static void let_rank0_take(pid_t pid, int base, int k)
 static void control_flood(int k)
 {
     start("auto", "all", "init", NRANKS);
-    open_flood(gate_port(0), k);
+    open_tcp_flood(gate_port(0), k);
     open_gate();
     finish();
+}
+
+static void control_unix_flood(int k)
+{
+    struct sockaddr_un a;
+    start("auto", "all", "init", NRANKS);
+    socklen_t len = gate_unix(0, &a);
+    open_flood((struct sockaddr *)&a, len, k);
+    open_gate();
+    finish();
+}
+
+/* In a child of user `uid`: connect `n` times to `a` without a word; the
+ * number of connections the other end closed within CONNECT_S. */
+static int knock_as(uid_t uid, const struct sockaddr_un *a, socklen_t len, int n)
+{
+    int pfd[2], closed = -1;
+    assert_int_equal(pipe(pfd), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(pfd[0]);
+        if (setgid(uid) != 0 || setuid(uid) != 0)
+            _exit(2);
+        closed = 0;
+        for (int i = 0; i < n; i++) {
+            int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            char c;
+            struct pollfd p = { .fd = fd, .events = POLLIN };
+            closed += fd >= 0 && connect(fd, (const struct sockaddr *)a, len) == 0 &&
+                      poll(&p, 1, CONNECT_S * 1000) == 1 && recv(fd, &c, 1, 0) == 0;
+            if (fd >= 0)
+                close(fd);
+        }
+        _exit(write(pfd[1], &closed, sizeof closed) == sizeof closed ? 0 : 3);
+    }
+    close(pfd[1]);
+    int status;
+    if (read(pfd[0], &closed, sizeof closed) != sizeof closed)
+        closed = -1;
+    close(pfd[0]);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return closed;
 }
 
 /* Rank 2 connects to rank 0 first (tcp_connect.c: lower ranks in order),
@@ -221,7 +297,7 @@ static void wireup_flood(int k)
     start("tcp", "2", "connect", 1);
     pid_t pid = rank0_pid();
     int base = sockets_of(pid);
-    open_flood(gate_port(2), k);
+    open_tcp_flood(gate_port(2), k);
     /* 64: the most a listener keeps (the k that sent bytes are enough; it
      * may leave the silent ones in the kernel) */
     let_rank0_take(pid, base, 64);
@@ -239,6 +315,36 @@ static void test_control_flood_200(void **state)
 {
     (void)state;
     control_flood(200);
+}
+
+static void test_control_unix_flood_64(void **state)
+{
+    (void)state;
+    control_unix_flood(64);
+}
+
+static void test_control_unix_flood_200(void **state)
+{
+    (void)state;
+    control_unix_flood(200);
+}
+
+#define NOBODY 65534
+#define KNOCKS 16
+
+static void test_control_unix_other_user(void **state)
+{
+    (void)state;
+    if (geteuid() != 0)
+        skip(); /* only root can be another user */
+    struct sockaddr_un a;
+    start("auto", "all", "init", NRANKS);
+    socklen_t len = gate_unix(0, &a);
+    assert_int_equal(knock_as(NOBODY, &a, len, KNOCKS), KNOCKS);
+    open_gate();
+    finish();
+    assert_int_equal(wt_count_lines(job.err, "mpirun: refused a control connection from "
+                                             "another user (uid 65534)"), KNOCKS);
 }
 
 static void test_wireup_flood_64(void **state)
@@ -259,6 +365,9 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_control_flood_64, teardown),
         cmocka_unit_test_teardown(test_control_flood_200, teardown),
+        cmocka_unit_test_teardown(test_control_unix_flood_64, teardown),
+        cmocka_unit_test_teardown(test_control_unix_flood_200, teardown),
+        cmocka_unit_test_teardown(test_control_unix_other_user, teardown),
         cmocka_unit_test_teardown(test_wireup_flood_64, teardown),
         cmocka_unit_test_teardown(test_wireup_flood_200, teardown),
     };
