@@ -33,7 +33,7 @@
 
 /* A binding that refuses one kind of communicator with
  * MPI_ERR_UNSUPPORTED_OPERATION declares it beside its code, at file scope:
- *   WMPI_UNSUPPORTED_ON(Comm_split_type, "intercommunicators");
+ *   WMPI_UNSUPPORTED_ON(Comm_example, "intercommunicators");
  * mpi_shim/api/gen_stubs.cmake reads these into the table mpirun
  * --list-unsupported prints; the compiler sees nothing. */
 #define WMPI_UNSUPPORTED_ON(name, kind) _Static_assert(1, "MPI_" #name " on " kind)

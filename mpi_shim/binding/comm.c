@@ -8,9 +8,10 @@
  * engine/objects/comm.h, and the new communicator inherits the parent's error
  * handler (binding/comm.h). Classes follow Open MPI: a null or freed
  * communicator is MPI_ERR_COMM, a null output pointer MPI_ERR_ARG, a bad
- * group MPI_ERR_GROUP. Dup, idup, split and create take an
- * intercommunicator too (MPI-2's forms); create_group and split_type of
- * one are not supported yet and say so.
+ * group MPI_ERR_GROUP. Dup, idup, split, split_type and create take an
+ * intercommunicator too (MPI-2's forms); create_group takes only an
+ * intracommunicator, as the standard says, and an intercommunicator is
+ * MPI_ERR_COMM.
  *
  * Rejected: caching rank/size in the binding (the engine's object is the
  * one truth; reading it costs one load).
@@ -157,7 +158,7 @@ static int made(MPI_Comm comm, int err, wmpi_comm *const *nc, MPI_Comm *newcomm,
 
 /* What a constructor does with an intercommunicator: makes one, or
  * cannot yet (mpirun --list-unsupported names those). */
-enum { INTER_OK, INTER_UNSUPPORTED };
+enum { INTER_OK, INTRA_ONLY };
 
 /* The checks every constructor makes: 0 or the class. */
 static int check_new(MPI_Comm comm, const MPI_Comm *newcomm, int inter)
@@ -166,8 +167,8 @@ static int check_new(MPI_Comm comm, const MPI_Comm *newcomm, int inter)
         return MPI_ERR_COMM;
     if (!newcomm)
         return MPI_ERR_ARG;
-    if (inter == INTER_UNSUPPORTED && comm->remote)
-        return MPI_ERR_UNSUPPORTED_OPERATION;
+    if (inter == INTRA_ONLY && comm->remote)
+        return MPI_ERR_COMM;
     return MPI_SUCCESS;
 }
 
@@ -242,7 +243,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 
     WMPI_NEED_INIT("MPI_Comm_split_type");
     /* no hint is used for the split yet, but a bad handle is still bad */
-    if ((cls = check_new(comm, newcomm, INTER_UNSUPPORTED)) || (cls = wbind_check_info(info)))
+    if ((cls = check_new(comm, newcomm, INTER_OK)) || (cls = wbind_check_info(info)))
         return wbind_fail(comm, cls, "MPI_Comm_split_type");
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return wbind_fail(comm, MPI_ERR_ARG, "MPI_Comm_split_type");
@@ -252,7 +253,6 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                 &nc, newcomm, "MPI_Comm_split_type");
 }
 WMPI_ALIAS(Comm_split_type)
-WMPI_UNSUPPORTED_ON(Comm_split_type, "intercommunicators");
 
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
@@ -278,7 +278,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
     int cls, err;
 
     WMPI_NEED_INIT("MPI_Comm_create_group");
-    if ((cls = check_new(comm, newcomm, INTER_UNSUPPORTED)))
+    if ((cls = check_new(comm, newcomm, INTRA_ONLY)))
         return wbind_fail(comm, cls, "MPI_Comm_create_group");
     if (!wmpi_group_is_valid(group))
         return wbind_fail(comm, MPI_ERR_GROUP, "MPI_Comm_create_group");
@@ -290,7 +290,6 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
     return made(comm, err, &nc, newcomm, "MPI_Comm_create_group");
 }
 WMPI_ALIAS(Comm_create_group)
-WMPI_UNSUPPORTED_ON(Comm_create_group, "intercommunicators");
 
 /* ----------------------------------------------------------------- free */
 

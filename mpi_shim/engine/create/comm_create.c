@@ -176,22 +176,62 @@ static void host_name(char *buf)
         strcpy(buf, "localhost");
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* An intercommunicator's colour for this rank's host, the same in both
+ * groups: the host's place among the distinct hosts of both groups,
+ * sorted by name. */
+static int inter_host_color(wmpi_comm *c, const char *mine, int *color)
+{
+    size_t n = (size_t)c->size + (size_t)c->remote_size;
+    char *all = malloc(n * HOST_MAX);
+    int err;
+
+    if (!all)
+        return WEFT_ENOMEM;
+    err = wmpi_allgather(mine, HOST_MAX, &wmpi_dt_char, all, HOST_MAX, &wmpi_dt_char,
+                         c->local);
+    if (!err) /* on an intercommunicator: the remote group's names */
+        err = wmpi_allgather(mine, HOST_MAX, &wmpi_dt_char, all + (size_t)c->size * HOST_MAX,
+                             HOST_MAX, &wmpi_dt_char, c);
+    if (!err) {
+        qsort(all, n, HOST_MAX, by_name);
+        *color = 0;
+        for (size_t i = 1; i < n && strcmp(all + (i - 1) * HOST_MAX, mine) != 0; i++)
+            *color += strcmp(all + i * HOST_MAX, all + (i - 1) * HOST_MAX) != 0;
+    }
+    free(all);
+    return err;
+}
+
+/* An intracommunicator's colour for this rank's host: the lowest rank on
+ * it. */
+static int intra_host_color(wmpi_comm *c, const char *mine, int *color)
+{
+    char *all = malloc((size_t)c->size * HOST_MAX);
+    int err;
+
+    if (!all)
+        return WEFT_ENOMEM;
+    err = wmpi_allgather(mine, HOST_MAX, &wmpi_dt_char, all, HOST_MAX, &wmpi_dt_char, c);
+    *color = 0;
+    while (!err && strcmp(all + (size_t)*color * HOST_MAX, mine) != 0)
+        (*color)++;
+    free(all);
+    return err;
+}
+
 int wmpi_comm_split_shared(wmpi_comm *c, int member, int key, wmpi_comm **out)
 {
-    char mine[HOST_MAX], *all;
-    int color = 0, err;
+    char mine[HOST_MAX];
+    int color, err;
 
     *out = NULL;
     host_name(mine);
-    all = malloc((size_t)c->size * HOST_MAX);
-    if (!all)
-        return WEFT_ENOMEM;
-    err = wmpi_allgather(mine, HOST_MAX, &wmpi_dt_char, all, HOST_MAX,
-                         &wmpi_dt_char, c);
-    /* colour: the lowest rank on the same host */
-    while (!err && strcmp(all + (size_t)color * HOST_MAX, mine) != 0)
-        color++;
-    free(all);
+    err = c->remote ? inter_host_color(c, mine, &color) : intra_host_color(c, mine, &color);
     if (err)
         return err;
     return wmpi_comm_split(c, member ? color : WMPI_UNDEFINED, key, out);

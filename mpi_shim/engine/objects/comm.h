@@ -128,7 +128,9 @@ int wmpi_comm_dup_with_info(wmpi_comm *c, struct wmpi_info *info,
 int wmpi_comm_split(wmpi_comm *c, int color, int key, wmpi_comm **out);
 /* MPI_COMM_TYPE_SHARED: the ranks on this rank's host (WEFT_MPI_HOST as
  * the launcher set it, else gethostname); member 0: MPI_UNDEFINED (this
- * rank takes part and gets no communicator). */
+ * rank takes part and gets no communicator). On an intercommunicator: the
+ * intercommunicator between each host's ranks of the two groups (none
+ * where one group has no rank on that host), as MPI_Comm_split makes. */
 int wmpi_comm_split_shared(wmpi_comm *c, int member, int key, wmpi_comm **out);
 int wmpi_comm_create(wmpi_comm *c, wmpi_group *g, wmpi_comm **out);
 int wmpi_comm_create_group(wmpi_comm *c, wmpi_group *g, int tag,

@@ -2,9 +2,14 @@
  * rank parity): MPI_Comm_split by local rank parity with reversed keys
  * (and with one rank of undefined colour), MPI_Comm_create from each
  * group without its first rank, MPI_Comm_dup with attributes copied and
- * deleted through their callbacks; each new intercommunicator is checked
- * by its groups (world ranks, in order), a message to every remote rank
- * and an allreduce. Needs two ranks or more.
+ * deleted through their callbacks, MPI_Comm_split_type (MPI_COMM_TYPE_SHARED
+ * with reversed keys: every rank of this one-host job, and MPI_UNDEFINED on
+ * one rank); each new intercommunicator is checked by its groups (world
+ * ranks, in order), a message to every remote rank and an allreduce.
+ * Built against Weft only: the split_type checks (Open MPI 4.1.4 faults in
+ * ompi_comm_split_type on an intercommunicator), and MPI_Comm_create_group
+ * on the intercommunicator is MPI_ERR_COMM (the standard asks for an
+ * intracommunicator; Open MPI does not check). Needs two ranks or more.
  */
 #include <stdlib.h>
 
@@ -128,6 +133,52 @@ static void check_create(MPI_Comm inter)
     MPI_OK(MPI_Group_free(&lg));
 }
 
+#ifdef WEFT_MPI
+/* Every rank runs on this host: one colour, both groups whole; with
+ * `undefined_rank` >= 0, group 0's rank of that local rank asks for
+ * MPI_UNDEFINED and is in no communicator. */
+static void check_split_type(MPI_Comm inter, int undefined_rank)
+{
+    MPI_Comm nc;
+    int lw[64], rw[64];
+    int undefined = me == 0 && lrank == undefined_rank;
+
+    MPI_OK(MPI_Comm_split_type(inter, undefined ? MPI_UNDEFINED : MPI_COMM_TYPE_SHARED, -lrank,
+                               MPI_INFO_NULL, &nc));
+    int ln = expected(me, -2, 1, lw), rn = expected(1 - me, -2, 1, rw);
+    if (undefined_rank >= 0 && group_size(0) > undefined_rank) {
+        int *w = me == 0 ? lw : rw, *n = me == 0 ? &ln : &rn, k = 0;
+        for (int i = 0; i < *n; i++)
+            if (w[i] != world_of(0, undefined_rank))
+                w[k++] = w[i];
+        *n = k;
+    }
+    if (undefined || rn == 0 || ln == 0) {
+        CHECK(nc == MPI_COMM_NULL, "split_type: a communicator where MPI gives none");
+        return;
+    }
+    CHECK(nc != MPI_COMM_NULL, "split_type: MPI_COMM_NULL");
+    check_inter(nc, lw, ln, rw, rn);
+    MPI_OK(MPI_Comm_free(&nc));
+}
+
+static void check_create_group_refused(MPI_Comm inter)
+{
+    MPI_Comm nc = MPI_COMM_WORLD;
+    MPI_Group lg;
+    int rc, cls;
+
+    MPI_OK(MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Comm_group(inter, &lg));
+    rc = MPI_Comm_create_group(inter, lg, 5, &nc);
+    MPI_OK(MPI_Error_class(rc, &cls));
+    CHECK(cls == MPI_ERR_COMM, "create_group on an intercommunicator: class %d", cls);
+    CHECK(nc == MPI_COMM_WORLD, "create_group wrote a communicator on error");
+    MPI_OK(MPI_Group_free(&lg));
+    MPI_OK(MPI_Comm_set_errhandler(inter, MPI_ERRORS_ARE_FATAL));
+}
+#endif
+
 static int deleted;
 
 static int count_delete(MPI_Comm c, int key, void *val, void *extra)
@@ -179,6 +230,11 @@ int main(int argc, char **argv)
     check_split(inter, 1);
     check_create(inter);
     check_dup_attr(inter);
+#ifdef WEFT_MPI
+    check_split_type(inter, -1);
+    check_split_type(inter, 1);
+    check_create_group_refused(inter);
+#endif
     MPI_OK(MPI_Comm_free(&inter));
     MPI_OK(MPI_Comm_free(&half));
     MPI_OK(MPI_Group_free(&world_group));
