@@ -235,6 +235,8 @@ struct wmpi_request {
     uint8_t persistent;        /* read-only */
     uint8_t active;            /* persistent: started, not yet finished */
     uint8_t freed;             /* private: user freed it while active */
+    uint8_t starting;          /* private: inside the call that starts it,
+                                  where nobody else can wait for it yet */
     uint8_t state;             /* private: protocol state */
     uint8_t queue;             /* private: which list holds it */
     uint8_t comm_held;         /* private: holds a reference on comm

@@ -222,6 +222,7 @@ typedef struct wmpi_engine {
     uint64_t arrivals;           /* unexpected messages queued (and peers
                                     lost) so far: MPI_Probe waits on it */
     int orphans;                 /* freed or buffered sends in flight */
+    int kick_pending;            /* a kick is owed when the lock is released */
     /* waiting */
     weft_io_t io;
     /* buffered sends (bsend.c) */
@@ -232,14 +233,27 @@ typedef struct wmpi_engine {
 
 extern wmpi_engine wmpi_eng;
 
-static inline void wmpi_lock_engine(void) { wmpi_lock_take(&wmpi_eng.lock); }
-static inline void wmpi_unlock_engine(void) { wmpi_lock_release(&wmpi_eng.lock); }
-
 /* Something a blocked thread may wait for happened outside the
  * transport's fd (weft_io_kick): wake the thread asleep in the I/O
- * server's poll set, if any. Inline, beside the handle it uses: every
- * completion kicks, and none of them needs the rest of progress.c. */
+ * server's poll set, if any. Inline, beside the handle it uses. */
 static inline void wmpi_kick(void) { weft_io_kick(wmpi_eng.io); }
+
+/* The same, from under the engine lock: one kick when the lock is
+ * released serves every completion and arrival of that critical section
+ * (a kick is a full fence; a progress pass may complete dozens). */
+static inline void wmpi_kick_locked(void) { wmpi_eng.kick_pending = 1; }
+
+static inline void wmpi_lock_engine(void) { wmpi_lock_take(&wmpi_eng.lock); }
+
+static inline void wmpi_unlock_engine(void)
+{
+    int kick = wmpi_eng.kick_pending;
+
+    wmpi_eng.kick_pending = 0;
+    wmpi_lock_release(&wmpi_eng.lock);
+    if (kick)
+        wmpi_kick();
+}
 
 /* ----------------------------------------------------- requests (request.c) */
 

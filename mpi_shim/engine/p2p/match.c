@@ -130,7 +130,7 @@ void wmpi_mq_add_unexp_locked(wmpi_mq *mq, wmpi_unexp *u)
 {
     wmpi_list_push(&mq->unexp, u);
     __atomic_add_fetch(&wmpi_eng.arrivals, 1, __ATOMIC_SEQ_CST);
-    wmpi_kick(); /* a thread may sleep in MPI_Probe */
+    wmpi_kick_locked(); /* a thread may sleep in MPI_Probe */
 }
 
 int wmpi_mq_unpost_locked(wmpi_request *r)

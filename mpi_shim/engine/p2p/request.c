@@ -136,6 +136,11 @@ static void unlink_any(wmpi_request *r)
 
 void wmpi_request_complete_locked(wmpi_request *r, int err)
 {
+    /* Completed inside its own start: no thread holds its handle yet, so
+     * none waits for it; a freed send's finalizer and a buffered send's
+     * detacher wait for other things it changes. */
+    int wakes = !r->starting || r->freed || r->bsend;
+
     if (err && !r->st.error)
         r->st.error = err;
     unlink_any(r);
@@ -153,7 +158,8 @@ void wmpi_request_complete_locked(wmpi_request *r, int err)
     } else {
         __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
     }
-    wmpi_kick();
+    if (wakes)
+        wmpi_kick_locked();
 }
 
 wmpi_request *wmpi_request_take_id(wmpi_list *l, uint64_t id)

@@ -131,12 +131,14 @@ static int start_new(wmpi_request *r)
     int err = pack_send(r);
 
     wmpi_lock_engine();
+    r->starting = 1;
     if (err) {
         reset_run(r);
         wmpi_request_complete_locked(r, err);
     } else {
         start_locked(r);
     }
+    r->starting = 0;
     wmpi_unlock_engine();
     return 0;
 }
