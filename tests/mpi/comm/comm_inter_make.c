@@ -88,6 +88,28 @@ static void check_inter(MPI_Comm nc, const int *lw, int ln, const int *rw, int r
     free(q);
 }
 
+/* Check what a split made: the expected lists lose group 0's local rank
+ * `undefined_rank` (-1: none), which asked for MPI_UNDEFINED; MPI gives no
+ * communicator to it, nor where one side is empty. Frees *nc. */
+static void check_made(MPI_Comm *nc, int undefined_rank, int *lw, int ln, int *rw, int rn,
+                       const char *what)
+{
+    if (undefined_rank >= 0 && group_size(0) > undefined_rank) {
+        int *w = me == 0 ? lw : rw, *n = me == 0 ? &ln : &rn, k = 0;
+        for (int i = 0; i < *n; i++)
+            if (w[i] != world_of(0, undefined_rank))
+                w[k++] = w[i];
+        *n = k;
+    }
+    if ((me == 0 && lrank == undefined_rank) || rn == 0 || ln == 0) {
+        CHECK(*nc == MPI_COMM_NULL, "%s: a communicator where MPI gives none", what);
+        return;
+    }
+    CHECK(*nc != MPI_COMM_NULL, "%s: MPI_COMM_NULL", what);
+    check_inter(*nc, lw, ln, rw, rn);
+    MPI_OK(MPI_Comm_free(nc));
+}
+
 static void check_split(MPI_Comm inter, int undefined_rank)
 {
     MPI_Comm nc;
@@ -95,22 +117,8 @@ static void check_split(MPI_Comm inter, int undefined_rank)
     int undefined = me == 0 && lrank == undefined_rank;
 
     MPI_OK(MPI_Comm_split(inter, undefined ? MPI_UNDEFINED : color, -lrank, &nc));
-    int ln = expected(me, color, 1, lw), rn = expected(1 - me, color, 1, rw);
-    if (undefined_rank >= 0 && group_size(0) > undefined_rank) {
-        /* group 0's rank `undefined_rank` left its colour */
-        int *w = me == 0 ? lw : rw, *n = me == 0 ? &ln : &rn, k = 0;
-        for (int i = 0; i < *n; i++)
-            if (w[i] != world_of(0, undefined_rank))
-                w[k++] = w[i];
-        *n = k;
-    }
-    if (undefined || rn == 0 || ln == 0) {
-        CHECK(nc == MPI_COMM_NULL, "split: a communicator where MPI gives none");
-        return;
-    }
-    CHECK(nc != MPI_COMM_NULL, "split: MPI_COMM_NULL");
-    check_inter(nc, lw, ln, rw, rn);
-    MPI_OK(MPI_Comm_free(&nc));
+    check_made(&nc, undefined_rank, lw, expected(me, color, 1, lw), rw,
+               expected(1 - me, color, 1, rw), "split");
 }
 
 static void check_create(MPI_Comm inter)
@@ -145,21 +153,8 @@ static void check_split_type(MPI_Comm inter, int undefined_rank)
 
     MPI_OK(MPI_Comm_split_type(inter, undefined ? MPI_UNDEFINED : MPI_COMM_TYPE_SHARED, -lrank,
                                MPI_INFO_NULL, &nc));
-    int ln = expected(me, -2, 1, lw), rn = expected(1 - me, -2, 1, rw);
-    if (undefined_rank >= 0 && group_size(0) > undefined_rank) {
-        int *w = me == 0 ? lw : rw, *n = me == 0 ? &ln : &rn, k = 0;
-        for (int i = 0; i < *n; i++)
-            if (w[i] != world_of(0, undefined_rank))
-                w[k++] = w[i];
-        *n = k;
-    }
-    if (undefined || rn == 0 || ln == 0) {
-        CHECK(nc == MPI_COMM_NULL, "split_type: a communicator where MPI gives none");
-        return;
-    }
-    CHECK(nc != MPI_COMM_NULL, "split_type: MPI_COMM_NULL");
-    check_inter(nc, lw, ln, rw, rn);
-    MPI_OK(MPI_Comm_free(&nc));
+    check_made(&nc, undefined_rank, lw, expected(me, -2, 1, lw), rw,
+               expected(1 - me, -2, 1, rw), "split_type");
 }
 
 static void check_create_group_refused(MPI_Comm inter)
