@@ -49,12 +49,12 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
-#include <ucontext.h>
 #include <unistd.h>
 #include <weft/thread.h>
 
 #include "sched/crash.h"
 #include "sched/sched_internal.h"
+#include "sched/uctx.h"
 
 #define MAX_FRAMES 64
 #define NFATAL 5
@@ -214,24 +214,11 @@ static void report_frame(int n, void *pc)
     flush(&l);
 }
 
-static void *interrupted_pc(const void *uctx)
-{
-    const ucontext_t *uc = uctx;
-#if defined(__x86_64__)
-    return (void *)(uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-    return (void *)(uintptr_t)uc->uc_mcontext.pc;
-#else
-    (void)uc;
-    return NULL;
-#endif
-}
-
 static void report_backtrace(const void *uctx)
 {
     void *frames[MAX_FRAMES];
     int n = backtrace(frames, MAX_FRAMES), first = 0;
-    void *pc = interrupted_pc(uctx);
+    void *pc = (void *)wf_uctx_pc(uctx);
     for (int i = 0; i < n; i++)
         if (frames[i] == pc) {
             first = i;

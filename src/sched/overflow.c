@@ -6,7 +6,15 @@
  * and the SIGSEGV/SIGBUS handler runs with SA_ONSTACK. If the fault address
  * is in the current thread's guard region, the handler writes
  *     weft: stack overflow in thread <name> (id <n>)
- * to stderr with write(2) (async-signal-safe) and aborts. Any other fault
+ * to stderr with write(2) (async-signal-safe) and aborts.
+ *
+ * A thread can also overflow without touching the guard: a signal whose
+ * handler runs on the thread's stack (the preemption tick, an
+ * application's handler) arrives while less than one signal frame is left
+ * above the guard. The kernel cannot push the frame and sends SIGSEGV with
+ * si_code SI_KERNEL and no address instead. That case is recognised by the
+ * interrupted stack pointer lying within one frame (the kernel's
+ * AT_MINSIGSTKSZ, plus the red zone) of the stack's bottom. Any other fault
  * goes to the handler that was installed before Weft's (a sanitizer's, the
  * application's), or to the default action: we restore it and return, the
  * faulting instruction runs again and the process dies as it would have.
@@ -14,14 +22,19 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "sched/crash.h"
 #include "sched/sched_internal.h"
+#include "sched/uctx.h"
 
 #define ALTSTACK_SIZE (64 * 1024)
+#define RED_ZONE 128         /* below the stack pointer, left alone by the kernel */
+#define FALLBACK_FRAME 4096  /* when the kernel does not say (AT_MINSIGSTKSZ) */
 
 static struct sigaction old_segv, old_bus;
+static uintptr_t signal_frame_room; /* set at install, read in the handler */
 
 static size_t fmt_u64(char *buf, uint64_t v)
 {
@@ -70,11 +83,21 @@ static void chain(int sig, siginfo_t *si, void *uctx)
     raise(sig); /* blocked in this handler: delivered, and fatal, on return */
 }
 
+/* 1 if the kernel sent this SIGSEGV because a signal frame did not fit
+ * above the guard of `s`. */
+static int frame_did_not_fit(const wf_stack *s, const siginfo_t *si, const void *uctx)
+{
+    uintptr_t sp = wf_uctx_sp(uctx), lo = (uintptr_t)s->lo;
+    return si->si_signo == SIGSEGV && si->si_code == SI_KERNEL && sp >= lo &&
+           sp - lo < signal_frame_room;
+}
+
 static void on_fault(int sig, siginfo_t *si, void *uctx)
 {
     wf_worker *w = wf_worker_self();
     wf_thread *t = w ? w->current : NULL;
-    if (t && t->stack.map && wf_stack_guard_hit(&t->stack, si->si_addr)) {
+    if (t && t->stack.map && (wf_stack_guard_hit(&t->stack, si->si_addr) ||
+                              frame_did_not_fit(&t->stack, si, uctx))) {
         report_overflow(t);
         signal(SIGABRT, SIG_DFL);
         abort();
@@ -85,6 +108,9 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
 int wf_overflow_install(void)
 {
     struct sigaction sa;
+    unsigned long frame = getauxval(AT_MINSIGSTKSZ);
+
+    signal_frame_room = (frame ? frame : FALLBACK_FRAME) + RED_ZONE;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fault;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;

@@ -44,10 +44,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
-#include <ucontext.h>
 
 #include "sched/san.h"
 #include "sched/sched_internal.h"
+#include "sched/uctx.h"
 #include "util/tuning.h"
 
 #define WF_PREEMPT_SIGNAL SIGURG
@@ -87,19 +87,6 @@ int wf_slice_ticks(int prio)
 }
 
 /* -------------------------------------------------------------- handler */
-
-static const void *interrupted_pc(void *uctx)
-{
-    ucontext_t *uc = uctx;
-#if defined(__x86_64__)
-    return (const void *)uc->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-    return (const void *)uc->uc_mcontext.pc;
-#else
-    (void)uc;
-    return NULL;
-#endif
-}
 
 /* Best level queued on any other worker (stealable or not: a snapshot). */
 static int best_remote_level(wf_worker *w)
@@ -185,7 +172,7 @@ static void handle_tick(wf_worker *w, void *uctx)
     if (level < 0)
         return;
     if (!SWITCH_IN_HANDLER || w->in_rt || w->in_handler > 1 ||
-        !wf_safepc_allows(interrupted_pc(uctx)))
+        !wf_safepc_allows((const void *)wf_uctx_pc(uctx)))
         defer(w);
     else
         switch_from_handler(w, level);
