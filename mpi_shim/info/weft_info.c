@@ -55,7 +55,7 @@ static const struct setting settings[] = {
     { "WEFT_MPI_TRANSPORT", "auto", "auto (shm on one host, else tcp), tcp or shm" },
     { "WEFT_MPI_CONNECT_TIMEOUT", "60", "seconds for a TCP connection to a rank to open" },
     { "WEFT_MPI_TCP_TIMEOUT", "30", "seconds before a silent TCP peer is given up; 0: kernel's" },
-    { "WEFT_MPI_CMA", "0", "single-copy (process_vm_readv) threshold, bytes; 0: off" },
+    { "WEFT_MPI_CMA", "auto", "single copies (process_vm_readv): auto (streams), 0, or bytes" },
     { "WEFT_MPI_SHM_COLL", "1", "0: collectives as messages, not shared-memory slots" },
     { "WEFT_MPI_BACKTRACE", "1", "0: no report of a rank killed by a fatal signal" },
     { "WEFT_MPI_RMA_SHM", "1", "0: puts/gets on one host as messages, not copies" },

@@ -5,12 +5,19 @@
  * cache line (its kind, its header, and for CMA the payload's address),
  * followed for an inline frame by the payload, copied into the ring as it
  * has room while the receiver copies out what is there: two copies, on
- * two CPUs at once for a large payload. With WEFT_MPI_CMA=<bytes>, a
- * payload that size or larger, when the receiver can read our memory,
- * stays where it is: the receiver copies it once with process_vm_readv
- * straight into its destination, and moves the ring's head past the
- * record only once the copy is done, which is how we learn the frame is
- * finished. Records and payloads are written as the ring has room; what
+ * two CPUs at once for a large payload. A payload sent by CMA, when the
+ * receiver can read our memory, stays where it is: the receiver copies it
+ * once with process_vm_readv straight into its destination, and moves the
+ * ring's head past the record only once the copy is done, which is how we
+ * learn the frame is finished. Which payloads go by CMA: by default
+ * (WEFT_MPI_CMA unset or "auto"), one of at least a ring's size that
+ * joins a stream, i.e. frames wait behind it or CMA reads are
+ * outstanding. A lone message arrives sooner through the rings, whose two
+ * copies overlap on two CPUs; a stream keeps both CPUs busy anyway (both
+ * ways at once in a bi-directional exchange), and there one copy instead
+ * of two moves more (figures: docs/performance-notes.md).
+ * WEFT_MPI_CMA=<bytes> sends every payload that size or larger by CMA; 0,
+ * none. Records and payloads are written as the ring has room; what
  * does not fit stays queued (sending never waits for receiving: two ranks
  * streaming large messages at each other cannot deadlock). Positions are
  * byte counts that only grow; the producer publishes `tail` and the
@@ -61,6 +68,10 @@
 #define REC sizeof(shm_rec)
 #define RING_BYTES ((size_t)256 * 1024) /* per ordered pair of ranks */
 #define REAP_PASSES 4096                /* progress passes between looks for dead peers */
+/* A CMA payload is read in calls of at least this many bytes, whatever
+ * the pass's budget: each call pins the pages it copies, and 4 MiB
+ * messages moved 15 GB/s in one call against 11-13 in four. */
+#define CMA_READ ((size_t)4 * 1024 * 1024)
 
 /* ------------------------------------------------------------ ring bytes */
 
@@ -190,9 +201,14 @@ static size_t room(struct wmpi_transport *t, shm_peer *p, uint64_t tail, size_t 
     return t->ring_bytes - (size_t)(tail - head);
 }
 
+/* 1 if f's payload goes by CMA (the head comment says which do). */
 static int by_cma(struct wmpi_transport *t, shm_peer *p, const wmpi_frame *f)
 {
-    return f->hdr.plen >= t->cma_min && __atomic_load_n(&p->out->cma_ok, __ATOMIC_ACQUIRE);
+    int streaming = f->next || p->cma_head;
+
+    if (f->hdr.plen < t->cma_min && (f->hdr.plen < t->cma_stream || !streaming))
+        return 0;
+    return __atomic_load_n(&p->out->cma_ok, __ATOMIC_ACQUIRE);
 }
 
 /* The stamp word of the record line at ring position `at`. */
@@ -414,7 +430,8 @@ static ssize_t take_cma(shm_peer *p, uint64_t *head, size_t budget)
         *head += REC;
         return (ssize_t)skipped;
     }
-    size_t n = p->rx.keep - p->rgot < budget ? p->rx.keep - p->rgot : budget;
+    size_t most = budget > CMA_READ ? budget : CMA_READ;
+    size_t n = p->rx.keep - p->rgot < most ? p->rx.keep - p->rgot : most;
     struct iovec l = { (char *)p->rx.buf + p->rgot, n };
     struct iovec r = { (void *)(uintptr_t)(p->rrec.u.addr + p->rgot), n };
     ssize_t got = process_vm_readv(p->pid, &l, 1, &r, 1, 0);
@@ -436,7 +453,8 @@ static void cma_failed(struct wmpi_transport *t, shm_peer *p, int err)
     if (err == -EPERM)
         fprintf(stderr,
                 "weft-mpi: rank %d: rank %d no longer lets this rank read its memory, which "
-                "WEFT_MPI_CMA needs; unset WEFT_MPI_CMA to copy through shared memory\n",
+                "single copies need; WEFT_MPI_CMA=0 copies every payload through shared "
+                "memory\n",
                 t->rank, p->rank);
     lose(t, p, err);
 }
@@ -616,22 +634,28 @@ static void shm_destroy(struct wmpi_transport *t)
     free(t);
 }
 
-/* WEFT_MPI_CMA=<bytes> sends payloads of that size and more by CMA;
- * unset or 0: every payload goes through the rings (faster on the
- * machines measured: docs/performance-notes.md). */
-static size_t cma_min(void)
+/* WEFT_MPI_CMA: unset, empty or "auto": streams of payloads of a ring's
+ * size or more by CMA (*stream = that size); "0": never; <bytes>: every
+ * payload that size or larger (*forced). SIZE_MAX means "not so". */
+static void cma_policy(size_t *forced, size_t *stream)
 {
     const char *v = getenv("WEFT_MPI_CMA");
     char *end;
 
-    if (!v || !*v)
-        return SIZE_MAX;
+    *forced = *stream = SIZE_MAX;
+    if (!v || !*v || strcmp(v, "auto") == 0) {
+        *stream = RING_BYTES;
+        return;
+    }
     unsigned long long n = strtoull(v, &end, 10);
     if (*end || *v == '-') {
-        fprintf(stderr, "weft-mpi: ignoring malformed WEFT_MPI_CMA=%s (a size in bytes)\n", v);
-        return SIZE_MAX;
+        fprintf(stderr,
+                "weft-mpi: ignoring malformed WEFT_MPI_CMA=%s (auto, 0 or a size in bytes)\n", v);
+        *stream = RING_BYTES;
+        return;
     }
-    return n == 0 ? SIZE_MAX : n < REC ? REC : (size_t)n;
+    if (n)
+        *forced = n < REC ? REC : (size_t)n;
 }
 
 static int shm_create(struct wmpi_transport **out, wmpi_boot *b, const wmpi_upcalls *up,
@@ -648,7 +672,7 @@ static int shm_create(struct wmpi_transport **out, wmpi_boot *b, const wmpi_upca
     t->up = up;
     t->boot = b;
     t->ring_bytes = RING_BYTES;
-    t->cma_min = cma_min();
+    cma_policy(&t->cma_min, &t->cma_stream);
     t->memfd = t->bell = t->epfd = -1;
     t->peers = calloc((size_t)t->size, sizeof *t->peers);
     if (!t->peers) {

@@ -118,7 +118,8 @@ struct wmpi_transport {
     int *local;          /* [nlocal]: this host's world ranks, ascending */
     int nlocal, me;      /* me: this rank's index in local[] */
     size_t ring_bytes;
-    size_t cma_min;      /* payloads this big go by CMA; SIZE_MAX: never */
+    size_t cma_min;      /* payloads this big go by CMA; SIZE_MAX: none */
+    size_t cma_stream;   /* and those this big in a stream; SIZE_MAX: none */
     char *area;          /* every local rank's segment, at its local index */
     size_t area_len, seg_stride; /* seg_stride: seg_len in whole pages */
     shm_ctl *ctl;        /* our segment */

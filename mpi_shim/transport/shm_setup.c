@@ -200,7 +200,7 @@ static int attach(struct wmpi_transport *t, shm_peer *p, const shm_card *c, int 
     }
     p->out = wmpi_shm_ring(p->peer_ctl, t->me);
     p->in = wmpi_shm_ring(t->ctl, slot);
-    if (t->cma_min != SIZE_MAX && cma_works(c))
+    if ((t->cma_min != SIZE_MAX || t->cma_stream != SIZE_MAX) && cma_works(c))
         __atomic_store_n(&p->in->cma_ok, 1, __ATOMIC_RELEASE);
     return 1;
 }
