@@ -18,7 +18,8 @@
  *   class of frequency 0 at every switch), and makes sure someone will
  *   detect the waits. If no worker spins or sleeps in the poll set and
  *   the server thread is not engaged: when the thread it switched to ran
- *   short last time (it blocked or yielded within a tick), the worker
+ *   short last time (it blocked or yielded within a tick; a new thread
+ *   counts as one until its first run proves otherwise), the worker
  *   will switch again soon and detects itself, polling every class with
  *   waiters at each switch; otherwise it wakes an idle worker asleep on
  *   its futex, or engages the server thread. A thread that then runs

@@ -53,8 +53,9 @@ struct weft_thread {
                                  not saved yet (switch.c) */
     int last_worker;
     uint64_t enter_tick;      /* its worker's ticks_seen when it last started */
-    int runs_long;            /* its last run saw a tick (switch.c); 1 until
-                                 it has run */
+    int runs_long;            /* its last run saw a tick (switch.c); 0 for a
+                                 new thread (one that computes from its
+                                 start is caught by its ticks, preempt.c) */
     uint32_t flags;           /* WF_T_*; guarded by join_lock after start */
     int exiting;              /* switching away for the last time; touched
                                  by the thread itself only (flags are not:

@@ -214,7 +214,7 @@ static void thread_init(wf_thread *t, uint64_t id, const char *name, int prio)
     t->id = id;
     t->prio = t->queue_prio = prio;
     t->bound_worker = -1;
-    t->runs_long = 1;
+    t->runs_long = 0; /* switches soon until a tick says otherwise (preempt.c) */
     set_name(t, name);
 }
 
