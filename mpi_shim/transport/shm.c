@@ -390,6 +390,8 @@ static void take_header(struct wmpi_transport *t, shm_peer *p, uint64_t *head, i
     p->after_payload = kind == SHM_INLINE;
     p->rgot = 0;
     p->in_payload = 1;
+    if (!p->cma_probed && p->rrec.hdr.plen >= t->cma_stream)
+        wmpi_shm_cma_probe(p); /* the peer may stream to us: let it by CMA */
     t->up->header(p->rank, &p->rrec.hdr, &p->rx);
     if (p->rx.keep > p->rrec.hdr.plen)
         p->rx.keep = (size_t)p->rrec.hdr.plen;

@@ -108,6 +108,9 @@ typedef struct shm_peer {
     shm_rec rrec;
     wmpi_rx rx;
     uint64_t rgot;
+    /* single copies: may we read its memory (wmpi_shm_cma_probe)? */
+    int cma_probed;
+    uint64_t probe_addr, probe_value; /* a word of its and what it holds */
 } shm_peer;
 
 struct wmpi_transport {
@@ -170,10 +173,18 @@ uint64_t wmpi_shm_slots_heard(struct wmpi_transport *t);
 /* Make our segment and doorbell, trade them with the job through the
  * launcher, map the segment of every local peer r with want[r], and agree
  * with each on whether the pair uses shared memory (both sides could map
- * and ring the other) and CMA (each side could read the other's memory).
- * Collective over the job. Returns 0 (peers[r].on says which pairs) or a
+ * and ring the other); with WEFT_MPI_CMA=<bytes>, also probe whether we
+ * may read each peer's memory (wmpi_shm_cma_probe). Collective over the
+ * job. Returns 0 (peers[r].on says which pairs) or a
  * negative WEFT_E* code. Blocks: the calling kernel thread. */
 int wmpi_shm_setup(struct wmpi_transport *t, const uint8_t *want);
+
+/* Find out once whether we may read p's memory (process_vm_readv of a
+ * word it published) and, if so, let p send us payloads by CMA (cma_ok in
+ * its ring to us). A probe costs tens of microseconds (the kernel's ptrace
+ * check and a page walk in p), so by default it waits for the first
+ * payload from p large enough to go by CMA. Never blocks. */
+void wmpi_shm_cma_probe(shm_peer *p);
 
 /* Unmap and close everything setup made. */
 void wmpi_shm_teardown(struct wmpi_transport *t);

@@ -160,14 +160,15 @@ static void detach(shm_peer *p, int unmap)
     p->bell = p->pidfd = -1;
 }
 
-static int cma_works(const shm_card *c)
+void wmpi_shm_cma_probe(shm_peer *p)
 {
     uint64_t v = 0;
     struct iovec l = { &v, sizeof v };
-    struct iovec r = { (void *)(uintptr_t)c->probe_addr, sizeof v };
+    struct iovec r = { (void *)(uintptr_t)p->probe_addr, sizeof v };
 
-    return process_vm_readv((pid_t)c->pid, &l, 1, &r, 1, 0) == (ssize_t)sizeof v &&
-           v == c->probe_value;
+    p->cma_probed = 1;
+    if (process_vm_readv(p->pid, &l, 1, &r, 1, 0) == (ssize_t)sizeof v && v == p->probe_value)
+        __atomic_store_n(&p->in->cma_ok, 1, __ATOMIC_RELEASE);
 }
 
 /* Map the peer of local index `slot`; 1 on success. */
@@ -200,8 +201,10 @@ static int attach(struct wmpi_transport *t, shm_peer *p, const shm_card *c, int 
     }
     p->out = wmpi_shm_ring(p->peer_ctl, t->me);
     p->in = wmpi_shm_ring(t->ctl, slot);
-    if ((t->cma_min != SIZE_MAX || t->cma_stream != SIZE_MAX) && cma_works(c))
-        __atomic_store_n(&p->in->cma_ok, 1, __ATOMIC_RELEASE);
+    p->probe_addr = c->probe_addr;
+    p->probe_value = c->probe_value;
+    if (t->cma_min != SIZE_MAX)
+        wmpi_shm_cma_probe(p);
     return 1;
 }
 
